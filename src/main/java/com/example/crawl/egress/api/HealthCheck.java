@@ -1,0 +1,33 @@
+package com.example.crawl.egress.api;
+
+import java.util.List;
+
+/**
+ * How the operator proves a proxy works: a request through it to {@code url}.
+ *
+ * @param url                 target fetched through the proxy; null means the operator's
+ *                            {@code --default-probe-url}
+ * @param expectedStatus      status codes that count as success
+ * @param timeoutSeconds      deadline of one probe, at most {@code periodSeconds}
+ * @param successThreshold    consecutive successes that turn the verdict healthy
+ * @param failureThreshold    consecutive failures that turn the verdict unhealthy
+ * @param insecureSkipVerify  skip TLS verification of an https target
+ */
+public record HealthCheck(
+        String url, List<Integer> expectedStatus, Integer periodSeconds, Integer timeoutSeconds,
+        Integer successThreshold, Integer failureThreshold, Boolean insecureSkipVerify) {
+
+    /** The defaults the CRD applies to an empty {@code healthCheck}. */
+    public static final HealthCheck DEFAULTS = new HealthCheck(null, null, null, null, null, null, null);
+
+    public HealthCheck {
+        expectedStatus = expectedStatus == null || expectedStatus.isEmpty()
+                ? List.of(200, 204)
+                : List.copyOf(expectedStatus);
+        periodSeconds = periodSeconds == null ? 10 : periodSeconds;
+        timeoutSeconds = timeoutSeconds == null ? 5 : timeoutSeconds;
+        successThreshold = successThreshold == null ? 1 : successThreshold;
+        failureThreshold = failureThreshold == null ? 3 : failureThreshold;
+        insecureSkipVerify = insecureSkipVerify != null && insecureSkipVerify;
+    }
+}

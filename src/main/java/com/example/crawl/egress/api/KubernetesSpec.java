@@ -1,0 +1,26 @@
+package com.example.crawl.egress.api;
+
+import java.util.Collections;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * Pod shape of a {@code Managed} Proxy on a {@code kubernetes} provider.
+ *
+ * @param image     Squid image; empty means the provider's pinned default
+ * @param resources container requests and limits as Kubernetes quantities ({@code 100m}, {@code 128Mi})
+ */
+public record KubernetesSpec(String image, Resources resources) {
+
+    /** Container resource requests and limits, keyed by resource name. */
+    public record Resources(Map<String, String> requests, Map<String, String> limits) {
+        public Resources {
+            requests = sorted(requests);
+            limits = sorted(limits);
+        }
+
+        private static Map<String, String> sorted(Map<String, String> m) {
+            return m == null ? Map.of() : Collections.unmodifiableSortedMap(new TreeMap<>(m));
+        }
+    }
+}

@@ -1,0 +1,48 @@
+package com.example.crawl.egress.api;
+
+import io.fabric8.kubernetes.api.model.Namespaced;
+import io.fabric8.kubernetes.client.CustomResource;
+import io.fabric8.kubernetes.model.annotation.Group;
+import io.fabric8.kubernetes.model.annotation.Kind;
+import io.fabric8.kubernetes.model.annotation.Plural;
+import io.fabric8.kubernetes.model.annotation.ShortNames;
+import io.fabric8.kubernetes.model.annotation.Singular;
+import io.fabric8.kubernetes.model.annotation.Version;
+
+/**
+ * One egress proxy a team asked for: {@code proxies.crawl.example.com/v1alpha1}, namespaced.
+ *
+ * <p>The operator is the only writer of {@code status}; users own {@code spec}. Instances are
+ * mutable only because fabric8's resource base class is; treat a cached {@code Proxy} as
+ * read-only and copy before changing it.
+ */
+@Group(Proxy.GROUP)
+@Version(Proxy.VERSION)
+@Kind("Proxy")
+@Plural("proxies")
+@Singular("proxy")
+@ShortNames("px")
+public final class Proxy extends CustomResource<ProxySpec, ProxyStatus> implements Namespaced {
+
+    public static final String GROUP = "crawl.example.com";
+    public static final String VERSION = "v1alpha1";
+
+    /** Finalizer that keeps the object until the operator has removed what it created. */
+    public static final String FINALIZER = GROUP + "/cleanup";
+    /** Annotation holding {@link SpecHash} of the spec the current instance was created from. */
+    public static final String SPEC_HASH_ANNOTATION = GROUP + "/spec-hash";
+    /** Annotation that, set to {@code "true"}, abandons the instance and releases the object. */
+    public static final String SKIP_CLEANUP_ANNOTATION = GROUP + "/skip-cleanup";
+    /** Label a Secret must carry before a Proxy may read cloud-init from it. */
+    public static final String CLOUD_INIT_SECRET_LABEL = GROUP + "/cloud-init";
+
+    @Override
+    protected ProxySpec initSpec() {
+        return null;
+    }
+
+    @Override
+    protected ProxyStatus initStatus() {
+        return null;
+    }
+}

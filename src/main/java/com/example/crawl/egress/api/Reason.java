@@ -1,0 +1,30 @@
+package com.example.crawl.egress.api;
+
+/**
+ * Reasons the operator writes into conditions. The enum constant's name is the API value, so the
+ * set of reasons a user can meet is this one list.
+ */
+public enum Reason {
+    /** Provisioned=False: the provider is creating the instance. */
+    Provisioning,
+    /** Provisioned=True: the instance runs and has an address. */
+    Created,
+    /** Provisioned=False: the shape changed; the old instance is being deleted before a new one. */
+    Replacing,
+    /** Provisioned=False: the object is being deleted and the instance with it. */
+    Deleting,
+    /** Provisioned=True: an External proxy; nothing to provision. */
+    ExternalEndpoint,
+    /** Provisioned=False: the provider said no for good; phase Failed until the spec changes. */
+    PermanentError,
+    /** Provisioned=False: the provider is out of quota; retried slowly, never Failed. */
+    QuotaExceeded,
+    /** Provisioned=False: the cloud-init Secret is missing, unlabelled or lacks the key. */
+    CloudInitError,
+    /** Provisioned=False: the spec breaks a rule the CRD should have enforced. */
+    InvalidSpec,
+    /** Healthy=True: the last verdict-setting probes succeeded. */
+    ProbeSucceeded,
+    /** Healthy=False: the last verdict-setting probes failed. */
+    ProbeFailed
+}
