@@ -42,6 +42,9 @@ public final class InstanceName {
                 bits -= 5;
             }
         }
+        if (bits > 0 && out.length() < chars) {
+            out.append(ALPHABET.charAt((buffer << (5 - bits)) & 0x1f));
+        }
         return out.toString();
     }
 

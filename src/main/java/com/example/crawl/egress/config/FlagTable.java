@@ -1,0 +1,57 @@
+package com.example.crawl.egress.config;
+
+/**
+ * The operator's flags, their defaults and meanings, in the order {@code --help} lists them.
+ * Kept apart from {@link OperatorConfig} so the table reads as documentation.
+ */
+final class FlagTable {
+
+    private FlagTable() {
+    }
+
+    static Flags declare() {
+        return new Flags()
+                .defineBool("local", "run everything on this machine: an embedded API server, Squid processes "
+                        + "as proxies, sample Proxies and a generated discovery token")
+                .define("proxy-namespace", "", "watch Proxies in this namespace only (default: all namespaces)")
+                .define("providers-config", "", "YAML file listing the providers Managed Proxies can name")
+                .define("leader-elect", "true", "elect a leader through a Lease so that only one replica reconciles")
+                .define("leader-election-namespace", "",
+                        "namespace of the leader-election Lease (default: $POD_NAMESPACE, else the client's namespace)")
+                .define("leader-election-id", "egress-proxies-operator", "name of the leader-election Lease")
+                .define("leader-election-lease-duration", "15s", "how long a leader's claim stays valid")
+                .define("leader-election-renew-deadline", "10s", "how long the leader tries to renew before giving up")
+                .define("leader-election-retry-period", "2s", "how often candidates retry to acquire or renew")
+                .define("metrics-address", ":8080", "listen address of /metrics, or 0 to turn it off")
+                .define("health-address", ":8081", "listen address of /healthz and /readyz, or 0 to turn it off")
+                .define("discovery-address", ":8090", "listen address of the discovery and lease API")
+                .define("max-concurrent-reconciles", "3", "reconcile workers")
+                .define("provisioning-poll", "10s", "requeue interval while an instance is being created")
+                .define("deletion-poll", "5s", "requeue interval while an instance is being deleted")
+                .define("drift-poll", "5m", "requeue interval of a Ready proxy, to notice instances changed outside")
+                .define("quota-retry", "5m", "requeue interval after a provider reports exhausted quota")
+                .define("requeue-now", "1s", "requeue interval for an immediate next step")
+                .define("gc-interval", "10m", "interval between orphan sweeps, or 0 to turn them off")
+                .define("gc-min-age", "10m", "an instance younger than this is never an orphan (may be mid-create)")
+                .defineBool("gc-allow-namespaced",
+                        "allow orphan sweeps while --proxy-namespace restricts what the operator sees")
+                .define("provider-check-interval", "1m",
+                        "interval between provider backend checks: 0 turns them off, otherwise at least 10s")
+                .define("provider-check-timeout", "15s", "deadline of one round of provider checks")
+                .define("default-lease-ttl", "5m", "lease TTL when a request gives none")
+                .define("max-lease-ttl", "1h", "longest lease TTL a client may ask for; longer requests are refused")
+                .define("cooldown-window", "10m",
+                        "how long a proxy is kept from a target after a rate_limited or banned report")
+                .define("lease-sweep-interval", "30s", "interval between sweeps of expired leases and cooldowns")
+                .defineBool("discovery-allow-unauthenticated",
+                        "serve the discovery API without a token when DISCOVERY_TOKEN is unset (logs a warning)")
+                .define("default-probe-url", "http://connectivitycheck.gstatic.com/generate_204",
+                        "URL probed through each proxy when its healthCheck.url is unset")
+                .define("max-concurrent-probes", "256", "health probes in flight at once")
+                .define("latency-report-interval", "60s",
+                        "shortest interval between latency-only status updates of a healthy proxy")
+                .defineBool("trace-health-probes", "emit a trace span per health probe (off: one per proxy per second)")
+                .define("log-format", "json", "log line format: json or text")
+                .define("log-level", "info", "lowest level logged: error, warn, info, debug or trace");
+    }
+}

@@ -1,0 +1,194 @@
+package com.example.crawl.egress.config;
+
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * A strict command-line flag set: every flag is declared with a default and a meaning, given
+ * only as {@code --name=value} (booleans also as a bare {@code --name}), and converted by typed
+ * accessors whose errors name the flag. Unknown flags, positional arguments and a flag given
+ * twice are errors. Not thread-safe; used once at start.
+ */
+final class Flags {
+
+    /** One declared flag. */
+    record Flag(String name, String defaultValue, String usage, boolean bool) { }
+
+    private static final Pattern DURATION_PART = Pattern.compile("(\\d+)(ms|s|m|h)");
+
+    private final Map<String, Flag> declared = new LinkedHashMap<>();
+    private final Map<String, String> given = new LinkedHashMap<>();
+
+    Flags define(String name, String defaultValue, String usage) {
+        declared.put(name, new Flag(name, defaultValue, usage, false));
+        return this;
+    }
+
+    Flags defineBool(String name, String usage) {
+        declared.put(name, new Flag(name, "false", usage, true));
+        return this;
+    }
+
+    /** Records the arguments; conversion happens in the typed accessors. */
+    void parse(List<String> args) throws ConfigException {
+        for (String arg : args) {
+            if (!arg.startsWith("--") || arg.length() == 2) {
+                throw new ConfigException("unexpected argument \"" + arg + "\": flags are written --name=value");
+            }
+            int eq = arg.indexOf('=');
+            String name = eq < 0 ? arg.substring(2) : arg.substring(2, eq);
+            Flag flag = declared.get(name);
+            if (flag == null) {
+                throw new ConfigException("unknown flag --" + name + " (see --help)");
+            }
+            if (eq < 0 && !flag.bool()) {
+                throw new ConfigException("flag --" + name + " needs a value: write --" + name + "=VALUE");
+            }
+            if (given.put(name, eq < 0 ? "true" : arg.substring(eq + 1)) != null) {
+                throw new ConfigException("flag --" + name + " is given more than once");
+            }
+        }
+    }
+
+    boolean isSet(String name) {
+        return given.containsKey(name);
+    }
+
+    String string(String name) {
+        Flag flag = declared.get(name);
+        if (flag == null) {
+            throw new IllegalArgumentException("undeclared flag " + name);
+        }
+        return given.getOrDefault(name, flag.defaultValue());
+    }
+
+    boolean bool(String name) throws ConfigException {
+        String v = string(name);
+        return switch (v) {
+            case "true" -> true;
+            case "false" -> false;
+            default -> throw invalid(name, v, "expected true or false");
+        };
+    }
+
+    int integer(String name, int min, int max) throws ConfigException {
+        String v = string(name);
+        int n;
+        try {
+            n = Integer.parseInt(v);
+        } catch (NumberFormatException e) {
+            throw invalid(name, v, "not an integer");
+        }
+        if (n < min || n > max) {
+            throw invalid(name, v, "must be between " + min + " and " + max);
+        }
+        return n;
+    }
+
+    /** A duration such as {@code 500ms}, {@code 10s}, {@code 5m}, {@code 1h30m}, or {@code 0}. */
+    Duration duration(String name) throws ConfigException {
+        String v = string(name);
+        if (v.equals("0")) {
+            return Duration.ZERO;
+        }
+        Matcher m = DURATION_PART.matcher(v);
+        Duration total = Duration.ZERO;
+        int end = 0;
+        while (m.find() && m.start() == end) {
+            long n;
+            try {
+                n = Long.parseLong(m.group(1));
+            } catch (NumberFormatException e) {
+                throw invalid(name, v, "number too large");
+            }
+            total = total.plus(switch (m.group(2)) {
+                case "ms" -> Duration.ofMillis(n);
+                case "s" -> Duration.ofSeconds(n);
+                case "m" -> Duration.ofMinutes(n);
+                default -> Duration.ofHours(n);
+            });
+            end = m.end();
+        }
+        if (end == 0 || end != v.length()) {
+            throw invalid(name, v, "expected a duration such as 500ms, 10s, 5m or 1h30m");
+        }
+        return total;
+    }
+
+    /** A listen address {@code [host]:port}; an empty host means all interfaces. */
+    InetSocketAddress address(String name) throws ConfigException {
+        String v = string(name);
+        int colon = v.lastIndexOf(':');
+        if (colon < 0) {
+            throw invalid(name, v, "expected [host]:port, for example :8090 or 127.0.0.1:8090");
+        }
+        String host = v.substring(0, colon);
+        if (host.startsWith("[") && host.endsWith("]")) {
+            host = host.substring(1, host.length() - 1);
+        }
+        int port;
+        try {
+            port = Integer.parseInt(v.substring(colon + 1));
+        } catch (NumberFormatException e) {
+            throw invalid(name, v, "port is not a number");
+        }
+        if (port < 0 || port > 65535) {
+            throw invalid(name, v, "port must be between 0 and 65535");
+        }
+        return host.isEmpty() ? new InetSocketAddress(port) : InetSocketAddress.createUnresolved(host, port);
+    }
+
+    /** An absolute http or https URL with a host. */
+    URI httpUrl(String name) throws ConfigException {
+        String v = string(name);
+        try {
+            URI uri = new URI(v);
+            if (!("http".equals(uri.getScheme()) || "https".equals(uri.getScheme())) || uri.getHost() == null) {
+                throw invalid(name, v, "expected an absolute http:// or https:// URL");
+            }
+            return uri;
+        } catch (URISyntaxException e) {
+            throw invalid(name, v, "not a URL: " + e.getReason());
+        }
+    }
+
+    /** One of the given words. */
+    String oneOf(String name, List<String> allowed) throws ConfigException {
+        String v = string(name);
+        if (!allowed.contains(v)) {
+            throw invalid(name, v, "expected one of " + String.join(", ", allowed));
+        }
+        return v;
+    }
+
+    static ConfigException invalid(String name, String value, String why) {
+        return new ConfigException("invalid value \"" + value + "\" for flag --" + name + ": " + why);
+    }
+
+    /** The {@code --help} text: every flag with its default and meaning, in declaration order. */
+    String usage() {
+        StringBuilder out = new StringBuilder();
+        for (Flag f : declared.values()) {
+            String head = f.bool() ? "  --" + f.name() : "  --" + f.name() + "=" + placeholder(f);
+            out.append(head).append('\n');
+            out.append("        ").append(f.usage());
+            if (!f.defaultValue().isEmpty() && !f.bool()) {
+                out.append(" (default ").append(f.defaultValue()).append(')');
+            }
+            out.append('\n');
+        }
+        return out.toString();
+    }
+
+    private static String placeholder(Flag f) {
+        return f.defaultValue().matches("\\d+(ms|s|m|h)|0") ? "DURATION"
+                : f.defaultValue().matches("\\d+") ? "N" : "VALUE";
+    }
+}

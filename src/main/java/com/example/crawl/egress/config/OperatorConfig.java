@@ -1,0 +1,194 @@
+package com.example.crawl.egress.config;
+
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * Everything the operator is told at start, parsed strictly once by {@link #parse} and then
+ * immutable. Grouped so that each component receives only its own part. Nothing else in the
+ * operator reads flags, environment variables or system properties.
+ *
+ * @param local           run the whole operator on one machine (embedded API server, Squid processes)
+ * @param proxyNamespace  watch Proxies in this namespace only; empty means all namespaces
+ * @param providersConfig the providers config file, if any
+ */
+public record OperatorConfig(
+        boolean local,
+        String proxyNamespace,
+        Optional<Path> providersConfig,
+        LeaderElection leaderElection,
+        Endpoints endpoints,
+        Reconcile reconcile,
+        Gc gc,
+        ProviderChecks providerChecks,
+        Leases leases,
+        Discovery discovery,
+        Probes probes,
+        Logging logging) {
+
+    /** The environment variable that carries the discovery API's bearer token. */
+    public static final String DISCOVERY_TOKEN_ENV = "DISCOVERY_TOKEN";
+    /** The environment variable (set by the downward API) naming the operator's own namespace. */
+    public static final String POD_NAMESPACE_ENV = "POD_NAMESPACE";
+
+    /** Leader election over a {@code coordination.k8s.io} Lease. */
+    public record LeaderElection(
+            boolean enabled, String namespace, String id, Duration leaseDuration, Duration renewDeadline,
+            Duration retryPeriod) { }
+
+    /** Listen addresses; metrics and health are optional ({@code --x-address=0} turns them off). */
+    public record Endpoints(
+            Optional<InetSocketAddress> metrics, Optional<InetSocketAddress> health, InetSocketAddress discovery) { }
+
+    /** Reconciler concurrency and the requeue intervals of its state machine. */
+    public record Reconcile(
+            int maxConcurrentReconciles, Duration provisioningPoll, Duration deletionPoll, Duration driftPoll,
+            Duration quotaRetry, Duration requeueNow) { }
+
+    /** Orphan sweeping; a zero interval turns it off. */
+    public record Gc(Duration interval, Duration minAge, boolean allowNamespaced) { }
+
+    /** Provider backend checks; a zero interval turns them off. */
+    public record ProviderChecks(Duration interval, Duration timeout) { }
+
+    /** Lease store limits. */
+    public record Leases(Duration defaultTtl, Duration maxTtl, Duration cooldownWindow, Duration sweepInterval) { }
+
+    /**
+     * Discovery API authentication. {@code token} is empty when none is configured; that is
+     * accepted only with {@code allowUnauthenticated} (or in local mode, which generates one).
+     */
+    public record Discovery(String token, boolean allowUnauthenticated) {
+        /** Never prints the token. */
+        @Override
+        public String toString() {
+            return "Discovery[token=" + (token.isEmpty() ? "<none>" : "<redacted>")
+                    + ", allowUnauthenticated=" + allowUnauthenticated + "]";
+        }
+    }
+
+    /** Health probing defaults and limits. */
+    public record Probes(URI defaultUrl, int maxConcurrent, Duration latencyReportInterval, boolean trace) { }
+
+    /** Log output: {@code json} or {@code text}, and the threshold level. */
+    public record Logging(String format, String level) { }
+
+    static final List<String> LOG_FORMATS = List.of("json", "text");
+    static final List<String> LOG_LEVELS = List.of("error", "warn", "info", "debug", "trace");
+
+    /**
+     * Parses flags and environment. {@code --help} is not a flag here; {@code Main} handles it
+     * before calling this.
+     *
+     * @throws ConfigException with a one-line message naming the offending flag or variable
+     */
+    public static OperatorConfig parse(List<String> args, Map<String, String> env) throws ConfigException {
+        Flags f = FlagTable.declare();
+        f.parse(args);
+        boolean local = f.bool("local");
+        return new OperatorConfig(
+                local,
+                f.string("proxy-namespace"),
+                f.string("providers-config").isEmpty()
+                        ? Optional.empty() : Optional.of(Path.of(f.string("providers-config"))),
+                leaderElection(f, env),
+                new Endpoints(optionalAddress(f, "metrics-address"), optionalAddress(f, "health-address"),
+                        f.address("discovery-address")),
+                reconcile(f),
+                gc(f),
+                providerChecks(f),
+                leases(f),
+                discovery(f, env, local),
+                new Probes(f.httpUrl("default-probe-url"), f.integer("max-concurrent-probes", 1, 100_000),
+                        positive(f, "latency-report-interval"), f.bool("trace-health-probes")),
+                new Logging(f.oneOf("log-format", LOG_FORMATS), f.oneOf("log-level", LOG_LEVELS)));
+    }
+
+    /** The {@code --help} text. */
+    public static String usage() {
+        return FlagTable.declare().usage();
+    }
+
+    private static LeaderElection leaderElection(Flags f, Map<String, String> env) throws ConfigException {
+        String namespace = f.string("leader-election-namespace");
+        if (namespace.isEmpty()) {
+            namespace = env.getOrDefault(POD_NAMESPACE_ENV, "");
+        }
+        LeaderElection le = new LeaderElection(f.bool("leader-elect"), namespace,
+                f.string("leader-election-id"), positive(f, "leader-election-lease-duration"),
+                positive(f, "leader-election-renew-deadline"), positive(f, "leader-election-retry-period"));
+        if (le.renewDeadline().compareTo(le.leaseDuration()) >= 0) {
+            throw Flags.invalid("leader-election-renew-deadline", f.string("leader-election-renew-deadline"),
+                    "must be shorter than --leader-election-lease-duration");
+        }
+        if (le.retryPeriod().compareTo(le.renewDeadline()) >= 0) {
+            throw Flags.invalid("leader-election-retry-period", f.string("leader-election-retry-period"),
+                    "must be shorter than --leader-election-renew-deadline");
+        }
+        if (le.id().isBlank()) {
+            throw Flags.invalid("leader-election-id", le.id(), "must not be empty");
+        }
+        return le;
+    }
+
+    private static Reconcile reconcile(Flags f) throws ConfigException {
+        return new Reconcile(f.integer("max-concurrent-reconciles", 1, 256), positive(f, "provisioning-poll"),
+                positive(f, "deletion-poll"), positive(f, "drift-poll"), positive(f, "quota-retry"),
+                positive(f, "requeue-now"));
+    }
+
+    private static Gc gc(Flags f) throws ConfigException {
+        return new Gc(f.duration("gc-interval"), f.duration("gc-min-age"), f.bool("gc-allow-namespaced"));
+    }
+
+    private static ProviderChecks providerChecks(Flags f) throws ConfigException {
+        Duration interval = f.duration("provider-check-interval");
+        if (!interval.isZero() && interval.compareTo(Duration.ofSeconds(10)) < 0) {
+            throw Flags.invalid("provider-check-interval", f.string("provider-check-interval"),
+                    "must be 0 (off) or at least 10s");
+        }
+        Duration timeout = positive(f, "provider-check-timeout");
+        // A round must end before the next one starts.
+        if (!interval.isZero() && timeout.compareTo(interval) > 0) {
+            timeout = interval;
+        }
+        return new ProviderChecks(interval, timeout);
+    }
+
+    private static Leases leases(Flags f) throws ConfigException {
+        Leases l = new Leases(positive(f, "default-lease-ttl"), positive(f, "max-lease-ttl"),
+                positive(f, "cooldown-window"), positive(f, "lease-sweep-interval"));
+        if (l.defaultTtl().compareTo(l.maxTtl()) > 0) {
+            throw Flags.invalid("default-lease-ttl", f.string("default-lease-ttl"),
+                    "must not exceed --max-lease-ttl (" + f.string("max-lease-ttl") + ")");
+        }
+        return l;
+    }
+
+    private static Discovery discovery(Flags f, Map<String, String> env, boolean local) throws ConfigException {
+        String token = env.getOrDefault(DISCOVERY_TOKEN_ENV, "").strip();
+        boolean open = f.bool("discovery-allow-unauthenticated");
+        if (token.isEmpty() && !open && !local) {
+            throw new ConfigException(DISCOVERY_TOKEN_ENV + " is not set: set it to the bearer token crawler "
+                    + "clients will send, or pass --discovery-allow-unauthenticated to serve discovery without one");
+        }
+        return new Discovery(token, open);
+    }
+
+    private static Optional<InetSocketAddress> optionalAddress(Flags f, String name) throws ConfigException {
+        return f.string(name).equals("0") ? Optional.empty() : Optional.of(f.address(name));
+    }
+
+    private static Duration positive(Flags f, String name) throws ConfigException {
+        Duration d = f.duration(name);
+        if (d.isZero()) {
+            throw Flags.invalid(name, f.string(name), "must be greater than 0");
+        }
+        return d;
+    }
+}

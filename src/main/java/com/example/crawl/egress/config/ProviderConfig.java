@@ -1,0 +1,78 @@
+package com.example.crawl.egress.config;
+
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * One entry of the providers config: a name Proxies refer to and the settings of its backend.
+ * The type is the settings' variant, so an entry cannot carry settings of another type.
+ */
+public record ProviderConfig(String name, Settings settings) {
+
+    /** The backend's type as written in the file. */
+    public String type() {
+        return switch (settings) {
+            case Kubernetes k -> "kubernetes";
+            case Gcp g -> "gcp";
+            case Kvm v -> "kvm";
+            case Local l -> "local";
+        };
+    }
+
+    /** Settings of one provider type. */
+    public sealed interface Settings permits Kubernetes, Gcp, Kvm, Local { }
+
+    /**
+     * Squid pods in this cluster.
+     *
+     * @param namespace where pods are created; empty means the Proxy's own namespace
+     * @param image     Squid image used when a Proxy names none
+     */
+    public record Kubernetes(String namespace, String image) implements Settings {
+        /** Canonical's Squid image, pinned so that a pod never changes under a Proxy by itself. */
+        public static final String DEFAULT_IMAGE = "ubuntu/squid:6.6-24.04_beta";
+    }
+
+    /**
+     * Compute Engine.
+     *
+     * @param project         the GCP project instances are created in
+     * @param endpoint        Compute API endpoint override (a private endpoint or a test fake); empty = default
+     * @param credentialsFile service-account key file; empty means application default credentials
+     */
+    public record Gcp(String project, String endpoint, Optional<Path> credentialsFile) implements Settings { }
+
+    /**
+     * libvirt hosts reached over SSH.
+     *
+     * @param pool    storage pool holding base images, overlays and seed ISOs
+     * @param network default libvirt network for VMs
+     */
+    public record Kvm(List<KvmHost> hosts, String pool, String network) implements Settings {
+        public Kvm {
+            hosts = List.copyOf(hosts);
+        }
+    }
+
+    /**
+     * One hypervisor.
+     *
+     * @param name           the name Proxies use in {@code spec.kvm.host}
+     * @param address        SSH host name or address
+     * @param privateKeyFile SSH private key; its content is never logged
+     * @param knownHostsFile host keys the SSH client verifies against
+     * @param socket         libvirt's UNIX socket on the host
+     */
+    public record KvmHost(
+            String name, String address, int port, String user, Path privateKeyFile, Path knownHostsFile,
+            String socket) { }
+
+    /**
+     * Squid child processes on loopback, for local mode and tests.
+     *
+     * @param stateDir    where each proxy's config, pid file and logs live
+     * @param squidBinary the squid executable, looked up on the PATH unless absolute
+     */
+    public record Local(Path stateDir, String squidBinary) implements Settings { }
+}
