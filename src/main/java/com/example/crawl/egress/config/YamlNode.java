@@ -20,7 +20,7 @@ record YamlNode(JsonNode node, String path) {
         }
         for (String key : node.propertyNames()) {
             if (!allowed.contains(key)) {
-                throw error(path + "." + key, "unknown field (allowed: " + String.join(", ", allowed.stream().sorted().toList()) + ")");
+                throw error(at(key), "unknown field (allowed: " + String.join(", ", allowed.stream().sorted().toList()) + ")");
             }
         }
         return this;
@@ -29,7 +29,7 @@ record YamlNode(JsonNode node, String path) {
     String requiredString(String field) throws ConfigException {
         String v = optionalString(field, "");
         if (v.isBlank()) {
-            throw error(path + "." + field, "required");
+            throw error(at(field), "required");
         }
         return v;
     }
@@ -40,7 +40,7 @@ record YamlNode(JsonNode node, String path) {
             return fallback;
         }
         if (!v.isString()) {
-            throw error(path + "." + field, "must be a string");
+            throw error(at(field), "must be a string");
         }
         return v.stringValue();
     }
@@ -51,7 +51,7 @@ record YamlNode(JsonNode node, String path) {
             return fallback;
         }
         if (!v.isIntegralNumber() || !v.canConvertToInt() || v.intValue() < min || v.intValue() > max) {
-            throw error(path + "." + field, "must be an integer between " + min + " and " + max);
+            throw error(at(field), "must be an integer between " + min + " and " + max);
         }
         return v.intValue();
     }
@@ -60,9 +60,9 @@ record YamlNode(JsonNode node, String path) {
     YamlNode child(String field) throws ConfigException {
         JsonNode v = node.get(field);
         if (v != null && !v.isNull() && !v.isObject()) {
-            throw error(path + "." + field, "must be a mapping");
+            throw error(at(field), "must be a mapping");
         }
-        return new YamlNode(v == null || v.isNull() ? JsonNodeFactory.instance.objectNode() : v, path + "." + field);
+        return new YamlNode(v == null || v.isNull() ? JsonNodeFactory.instance.objectNode() : v, at(field));
     }
 
     /** The mappings of the sequence under {@code field}, each with an indexed path. */
@@ -72,13 +72,17 @@ record YamlNode(JsonNode node, String path) {
             return List.of();
         }
         if (!v.isArray()) {
-            throw error(path + "." + field, "must be a list");
+            throw error(at(field), "must be a list");
         }
         List<YamlNode> out = new ArrayList<>();
         for (JsonNode item : v.values()) {
-            out.add(new YamlNode(item, path + "." + field + "[" + out.size() + "]"));
+            out.add(new YamlNode(item, at(field) + "[" + out.size() + "]"));
         }
         return out;
+    }
+
+    private String at(String field) {
+        return path.isEmpty() ? field : path + "." + field;
     }
 
     static ConfigException error(String where, String what) {

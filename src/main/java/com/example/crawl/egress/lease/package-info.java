@@ -1,0 +1,8 @@
+/**
+ * In-memory leases with TTLs and per-target cooldowns, behind one lock so that selecting a proxy
+ * and recording its lease are one step.
+ *
+ * <p>Runs on every replica. Must not import HTTP or Kubernetes client code: the discovery server
+ * feeds it candidates. Time is injected.
+ */
+package com.example.crawl.egress.lease;

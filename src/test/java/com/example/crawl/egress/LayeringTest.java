@@ -1,0 +1,140 @@
+package com.example.crawl.egress;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Keeps the package layering of docs/architecture.md true by reading the sources: every
+ * {@code import} and every fully-qualified name outside comments counts as a dependency.
+ */
+class LayeringTest {
+
+    private static final String BASE = "com.example.crawl.egress";
+    private static final Path MAIN = Path.of("src/main/java");
+    private static final Pattern IMPORT = Pattern.compile("(?m)^import\\s+(?:static\\s+)?([\\w.]+)(?:\\.\\*)?;");
+    private static final Pattern QUALIFIED = Pattern.compile("\\b(com\\.example\\.crawl\\.egress(?:\\.\\w+)+|java\\.net\\.http)\\b");
+    private static final Pattern PACKAGE = Pattern.compile("(?m)^package\\s+[\\w.]+;");
+    private static final Pattern COMMENT = Pattern.compile("(?s)/\\*.*?\\*/|//[^\\n]*");
+
+    /** Foreign packages the api may use: fabric8's model, annotations and resource base class, Jackson. */
+    private static final List<String> API_ALLOWED = List.of("java.", BASE + ".api.", "io.fabric8.kubernetes.api.model.",
+            "io.fabric8.kubernetes.model.annotation.", "io.fabric8.kubernetes.client.CustomResource",
+            "com.fasterxml.jackson.annotation.", "tools.jackson.");
+    private static final List<String> PROVIDERS = List.of("kubernetes", "gcp", "kvm", "local");
+
+    record Source(String pkg, String file, List<String> deps) { }
+
+    @Test
+    void shouldKeepEveryPackageInsideItsLayer() {
+        List<String> violations = new ArrayList<>();
+        for (Source s : sources()) {
+            violations.addAll(check(s));
+        }
+        assertEquals(List.of(), violations);
+    }
+
+    @Test
+    void shouldFlagForbiddenDependencies() {
+        assertEquals(1, check(source(BASE + ".api", "import io.fabric8.kubernetes.client.KubernetesClient;")).size());
+        assertEquals(1, check(source(BASE + ".api", "import " + BASE + ".provider.Provider;")).size());
+        assertEquals(1, check(source(BASE + ".provider.gcp", "class X { " + BASE + ".provider.kvm.KvmProvider p; }")).size());
+        assertEquals(1, check(source(BASE + ".health", "import java.net.http.HttpClient;")).size());
+        assertEquals(1, check(source(BASE + ".config", "import " + BASE + ".controller.ProxyReconciler;")).size());
+        assertEquals(1, check(source(BASE + ".queue", "import " + BASE + ".Main;")).size());
+        assertEquals(0, check(source(BASE + ".provider.gcp", "import " + BASE + ".provider.Provider; /* "
+                + BASE + ".provider.kvm.X */")).size());
+    }
+
+    @Test
+    void shouldSeeTheWholeSourceTree() {
+        TreeSet<String> packages = new TreeSet<>();
+        sources().forEach(s -> packages.add(s.pkg()));
+        assertTrue(packages.containsAll(List.of(BASE, BASE + ".api", BASE + ".config")), packages.toString());
+    }
+
+    static List<String> check(Source s) {
+        List<String> out = new ArrayList<>();
+        String pkg = s.pkg();
+        for (String dep : s.deps()) {
+            String why = forbidden(pkg, dep);
+            if (why != null) {
+                out.add(s.file() + ": " + dep + " (" + why + ")");
+            }
+        }
+        return out;
+    }
+
+    private static String forbidden(String pkg, String dep) {
+        if (pkg.equals(BASE + ".api") && API_ALLOWED.stream().noneMatch(dep::startsWith)) {
+            return "api imports no client, provider, HTTP or component code";
+        }
+        if ((pkg.equals(BASE + ".config") || pkg.equals(BASE + ".log")) && dep.startsWith(BASE + ".")
+                && !dep.startsWith(pkg + ".") && !dep.startsWith(BASE + ".log.")) {
+            return "config and log import no other component";
+        }
+        if (!pkg.equals(BASE) && dep.equals(BASE + ".Main")) {
+            return "only Main knows Main";
+        }
+        if (pkg.startsWith(BASE + ".health") && dep.startsWith("java.net.http")) {
+            return "the prober speaks raw sockets";
+        }
+        for (String provider : PROVIDERS) {
+            String own = BASE + ".provider." + provider;
+            if (pkg.equals(own)) {
+                for (String other : PROVIDERS) {
+                    if (!other.equals(provider) && dep.startsWith(BASE + ".provider." + other + ".")) {
+                        return "a provider imports no other provider";
+                    }
+                }
+            }
+        }
+        return null;
+    }
+
+    private static Source source(String pkg, String text) {
+        return new Source(pkg, "Synthetic.java", deps(text));
+    }
+
+    private static List<String> deps(String text) {
+        String code = PACKAGE.matcher(COMMENT.matcher(text).replaceAll(" ")).replaceAll(" ");
+        List<String> out = new ArrayList<>();
+        Matcher m = IMPORT.matcher(code);
+        while (m.find()) {
+            out.add(m.group(1));
+        }
+        Matcher q = QUALIFIED.matcher(IMPORT.matcher(code).replaceAll(" "));
+        while (q.find()) {
+            out.add(q.group(1));
+        }
+        return out;
+    }
+
+    private static List<Source> sources() {
+        try (Stream<Path> files = Files.walk(MAIN)) {
+            return files.filter(p -> p.toString().endsWith(".java")).map(LayeringTest::read).toList();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private static Source read(Path file) {
+        try {
+            String pkg = MAIN.relativize(file.getParent()).toString().replace('/', '.');
+            return new Source(pkg, MAIN.relativize(file).toString(), deps(Files.readString(file)));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+}

@@ -1,0 +1,54 @@
+package com.example.crawl.egress;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class MainTest {
+
+    private final ByteArrayOutputStream out = new ByteArrayOutputStream();
+    private final ByteArrayOutputStream err = new ByteArrayOutputStream();
+
+    private int run(Map<String, String> env, String... args) {
+        return Main.run(List.of(args), env, new PrintStream(out, true, StandardCharsets.UTF_8),
+                new PrintStream(err, true, StandardCharsets.UTF_8));
+    }
+
+    private String err() {
+        return err.toString(StandardCharsets.UTF_8);
+    }
+
+    @Test
+    void shouldPrintHelpAndExitZero() {
+        assertEquals(0, run(Map.of(), "--help"));
+        String help = out.toString(StandardCharsets.UTF_8);
+        assertTrue(help.startsWith("Usage: java -jar egress-proxies-operator.jar"), help);
+        assertTrue(help.contains("DISCOVERY_TOKEN"));
+        assertTrue(help.contains("  --max-concurrent-reconciles=N\n"));
+        assertEquals("", err());
+    }
+
+    @Test
+    void shouldExitTwoWithOneLineNamingABadFlag() {
+        assertEquals(2, run(Map.of("DISCOVERY_TOKEN", "t"), "--max-concurrent-reconciles=-1"));
+        assertEquals("egress-proxies-operator: invalid value \"-1\" for flag --max-concurrent-reconciles: "
+                + "must be between 1 and 256\n", err());
+    }
+
+    @Test
+    void shouldExitTwoWithOneLineForABrokenProvidersConfig(@TempDir Path dir) throws Exception {
+        Path file = dir.resolve("providers.yaml");
+        Files.writeString(file, "providers: [{name: gcp-eu, type: gcp}]\n");
+        assertEquals(2, run(Map.of("DISCOVERY_TOKEN", "t"), "--providers-config=" + file));
+        assertEquals("egress-proxies-operator: providers config: providers[0] (gcp-eu).gcp.project: required\n", err());
+    }
+}

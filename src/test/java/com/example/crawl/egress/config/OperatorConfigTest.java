@@ -1,0 +1,140 @@
+package com.example.crawl.egress.config;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.net.InetSocketAddress;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+class OperatorConfigTest {
+
+    private static final Map<String, String> TOKEN = Map.of("DISCOVERY_TOKEN", "s3cr3t-token");
+
+    private static OperatorConfig parse(String... args) throws ConfigException {
+        return OperatorConfig.parse(List.of(args), TOKEN);
+    }
+
+    private static String error(Map<String, String> env, String... args) {
+        return assertThrows(ConfigException.class, () -> OperatorConfig.parse(List.of(args), env)).getMessage();
+    }
+
+    @Test
+    void shouldStartFromDocumentedDefaults() throws ConfigException {
+        OperatorConfig c = parse();
+        assertFalse(c.local());
+        assertEquals("", c.proxyNamespace());
+        assertEquals(Optional.empty(), c.providersConfig());
+        assertTrue(c.leaderElection().enabled());
+        assertEquals(Duration.ofSeconds(15), c.leaderElection().leaseDuration());
+        assertEquals(Optional.of(new InetSocketAddress(8080)), c.endpoints().metrics());
+        assertEquals(new InetSocketAddress(8090), c.endpoints().discovery());
+        assertEquals(3, c.reconcile().maxConcurrentReconciles());
+        assertEquals(Duration.ofMinutes(5), c.reconcile().quotaRetry());
+        assertEquals(Duration.ofMinutes(10), c.gc().interval());
+        assertEquals(Duration.ofMinutes(1), c.providerChecks().interval());
+        assertEquals(Duration.ofHours(1), c.leases().maxTtl());
+        assertEquals("http://connectivitycheck.gstatic.com/generate_204", c.probes().defaultUrl().toString());
+        assertEquals(new OperatorConfig.Logging("json", "info"), c.logging());
+    }
+
+    @Test
+    void shouldReadEveryKindOfValue() throws ConfigException {
+        OperatorConfig c = parse("--local", "--proxy-namespace=crawl", "--providers-config=/etc/p.yaml",
+                "--leader-elect=false", "--metrics-address=0", "--discovery-address=127.0.0.1:9000",
+                "--drift-poll=1h30m", "--requeue-now=250ms", "--gc-interval=0", "--log-format=text");
+        assertTrue(c.local());
+        assertEquals("crawl", c.proxyNamespace());
+        assertEquals(Optional.of(Path.of("/etc/p.yaml")), c.providersConfig());
+        assertFalse(c.leaderElection().enabled());
+        assertEquals(Optional.empty(), c.endpoints().metrics());
+        assertEquals("127.0.0.1", c.endpoints().discovery().getHostString());
+        assertEquals(9000, c.endpoints().discovery().getPort());
+        assertEquals(Duration.ofMinutes(90), c.reconcile().driftPoll());
+        assertEquals(Duration.ofMillis(250), c.reconcile().requeueNow());
+        assertEquals(Duration.ZERO, c.gc().interval());
+        assertEquals("text", c.logging().format());
+    }
+
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', value = {
+        "--max-concurrent-reconciles=three | invalid value \"three\" for flag --max-concurrent-reconciles: not an integer",
+        "--max-concurrent-reconciles=0 | invalid value \"0\" for flag --max-concurrent-reconciles: must be between 1 and 256",
+        "--drift-poll=5 minutes | invalid value \"5 minutes\" for flag --drift-poll: expected a duration such as 500ms, 10s, 5m or 1h30m",
+        "--drift-poll=0 | invalid value \"0\" for flag --drift-poll: must be greater than 0",
+        "--leader-elect=yes | invalid value \"yes\" for flag --leader-elect: expected true or false",
+        "--discovery-address=8090 | invalid value \"8090\" for flag --discovery-address: expected [host]:port, for example :8090 or 127.0.0.1:8090",
+        "--discovery-address=:99999 | invalid value \":99999\" for flag --discovery-address: port must be between 0 and 65535",
+        "--default-probe-url=ftp://x/ | invalid value \"ftp://x/\" for flag --default-probe-url: expected an absolute http:// or https:// URL",
+        "--log-format=xml | invalid value \"xml\" for flag --log-format: expected one of json, text",
+        "--log-level=loud | invalid value \"loud\" for flag --log-level: expected one of error, warn, info, debug, trace",
+        "--provider-check-interval=5s | invalid value \"5s\" for flag --provider-check-interval: must be 0 (off) or at least 10s",
+        "--default-lease-ttl=2h | invalid value \"2h\" for flag --default-lease-ttl: must not exceed --max-lease-ttl (1h)",
+        "--leader-election-renew-deadline=20s | invalid value \"20s\" for flag --leader-election-renew-deadline: must be shorter than --leader-election-lease-duration",
+        "--no-such-flag=1 | unknown flag --no-such-flag (see --help)",
+        "--proxy-namespace | flag --proxy-namespace needs a value: write --proxy-namespace=VALUE",
+        "-v | unexpected argument \"-v\": flags are written --name=value",
+        "crawl | unexpected argument \"crawl\": flags are written --name=value",
+    })
+    void shouldRejectABadFlagWithOneLineNamingIt(String arg, String message) {
+        assertEquals(message, error(TOKEN, arg));
+        assertFalse(message.contains("\n"));
+    }
+
+    @Test
+    void shouldRejectAFlagGivenTwice() {
+        assertEquals("flag --log-level is given more than once", error(TOKEN, "--log-level=info", "--log-level=debug"));
+    }
+
+    @Test
+    void shouldRefuseToRunDiscoveryWithoutTokenUnlessToldTo() throws ConfigException {
+        assertTrue(error(Map.of()).startsWith("DISCOVERY_TOKEN is not set"));
+        OperatorConfig open = OperatorConfig.parse(List.of("--discovery-allow-unauthenticated"), Map.of());
+        assertEquals("", open.discovery().token());
+        assertTrue(open.discovery().allowUnauthenticated());
+        // Local mode generates a token of its own.
+        assertTrue(OperatorConfig.parse(List.of("--local"), Map.of()).local());
+    }
+
+    @Test
+    void shouldNeverPrintTheToken() throws ConfigException {
+        OperatorConfig c = parse();
+        assertEquals("s3cr3t-token", c.discovery().token());
+        assertFalse(c.toString().contains("s3cr3t-token"), c.toString());
+    }
+
+    @Test
+    void shouldTakeLeaderElectionNamespaceFromPodNamespace() throws ConfigException {
+        OperatorConfig c = OperatorConfig.parse(List.of(), Map.of("DISCOVERY_TOKEN", "t", "POD_NAMESPACE", "ops"));
+        assertEquals("ops", c.leaderElection().namespace());
+    }
+
+    @Test
+    void shouldCapProviderCheckTimeoutAtTheInterval() throws ConfigException {
+        OperatorConfig c = parse("--provider-check-interval=10s", "--provider-check-timeout=30s");
+        assertEquals(Duration.ofSeconds(10), c.providerChecks().timeout());
+    }
+
+    @Test
+    void shouldListEveryFlagWithDefaultAndMeaningInHelp() {
+        String help = OperatorConfig.usage();
+        for (String flag : List.of("local", "proxy-namespace", "providers-config", "leader-elect", "metrics-address",
+                "health-address", "discovery-address", "max-concurrent-reconciles", "provisioning-poll",
+                "deletion-poll", "drift-poll", "quota-retry", "gc-interval", "gc-min-age", "gc-allow-namespaced",
+                "provider-check-interval", "provider-check-timeout", "max-lease-ttl", "cooldown-window",
+                "default-probe-url", "max-concurrent-probes", "log-format", "log-level")) {
+            assertTrue(help.contains("  --" + flag), flag);
+        }
+        assertTrue(help.contains("(default 3)"));
+        assertTrue(help.contains("--max-concurrent-reconciles=N"));
+        assertTrue(help.contains("--drift-poll=DURATION"));
+    }
+}
