@@ -96,7 +96,7 @@ public record OperatorConfig(
                 f.string("proxy-namespace"),
                 f.string("providers-config").isEmpty()
                         ? Optional.empty() : Optional.of(Path.of(f.string("providers-config"))),
-                leaderElection(f, env),
+                leaderElection(f, env, local),
                 new Endpoints(optionalAddress(f, "metrics-address"), optionalAddress(f, "health-address"),
                         f.address("discovery-address")),
                 reconcile(f),
@@ -114,12 +114,15 @@ public record OperatorConfig(
         return FlagTable.declare().usage();
     }
 
-    private static LeaderElection leaderElection(Flags f, Map<String, String> env) throws ConfigException {
+    private static LeaderElection leaderElection(Flags f, Map<String, String> env, boolean local)
+            throws ConfigException {
+        // Local mode is one process on one machine: nobody to elect against unless asked for.
+        boolean enabled = f.bool("leader-elect") && (!local || f.isSet("leader-elect"));
         String namespace = f.string("leader-election-namespace");
         if (namespace.isEmpty()) {
             namespace = env.getOrDefault(POD_NAMESPACE_ENV, "");
         }
-        LeaderElection le = new LeaderElection(f.bool("leader-elect"), namespace,
+        LeaderElection le = new LeaderElection(enabled, namespace,
                 f.string("leader-election-id"), positive(f, "leader-election-lease-duration"),
                 positive(f, "leader-election-renew-deadline"), positive(f, "leader-election-retry-period"));
         if (le.renewDeadline().compareTo(le.leaseDuration()) >= 0) {

@@ -118,6 +118,12 @@ class OperatorConfigTest {
     }
 
     @Test
+    void shouldSkipLeaderElectionInLocalModeUnlessAskedFor() throws ConfigException {
+        assertFalse(parse("--local").leaderElection().enabled());
+        assertTrue(parse("--local", "--leader-elect=true").leaderElection().enabled());
+    }
+
+    @Test
     void shouldCapProviderCheckTimeoutAtTheInterval() throws ConfigException {
         OperatorConfig c = parse("--provider-check-interval=10s", "--provider-check-timeout=30s");
         assertEquals(Duration.ofSeconds(10), c.providerChecks().timeout());
