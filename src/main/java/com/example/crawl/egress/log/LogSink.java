@@ -22,6 +22,9 @@ import org.slf4j.event.Level;
  * failure goes to the fallback stream (stderr in production) and the event is dropped.
  */
 final class LogSink {
+    /** The sink of this process, behind the SLF4J provider and configured by {@link LogSetup}. */
+    static final LogSink PROCESS = new LogSink(LogSettings.defaults(), System.err);
+
     private static final DateTimeFormatter TIMESTAMP =
             DateTimeFormatter.ofPattern("uuuu-MM-dd'T'HH:mm:ss.SSS'Z'").withZone(ZoneOffset.UTC);
 
