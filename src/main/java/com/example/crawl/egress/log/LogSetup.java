@@ -1,0 +1,56 @@
+package com.example.crawl.egress.log;
+
+import java.io.PrintStream;
+import java.time.Clock;
+import org.slf4j.LoggerFactory;
+import org.slf4j.event.Level;
+
+/**
+ * The entry point {@code Main} calls once, early: sets the format and level of every SLF4J
+ * logger in the process (including ones created before the call) and routes
+ * {@code java.util.logging} to them.
+ *
+ * <p>Until it is called, logging is JSON at {@code info} on {@code System.out}. Level rule: events
+ * below the threshold are dropped; loggers outside {@code com.example.crawl.egress} (fabric8,
+ * gRPC, Google, sshj, Netty, OpenTelemetry, the JDK...) need {@code warn} when the threshold is
+ * {@code info}, and follow the threshold like our own loggers when it is {@code error},
+ * {@code warn}, {@code debug} or {@code trace}.
+ *
+ * <p>Thread-safe; may be called again (tests, a later reconfiguration) and the last call wins.
+ */
+public final class LogSetup {
+    private LogSetup() {
+    }
+
+    /** Writes to {@code System.out}, timestamps from the UTC system clock. */
+    public static void configure(LogFormat format, Level threshold) {
+        configure(format, threshold, System.out, Clock.systemUTC());
+    }
+
+    /**
+     * Writes lines to {@code out}, taking timestamps from {@code clock}, and installs the JUL
+     * bridge on the JUL root logger (replacing its console handler).
+     *
+     * @throws NullPointerException if an argument is null
+     */
+    public static void configure(LogFormat format, Level threshold, PrintStream out, Clock clock) {
+        LogSink.PROCESS.configure(new LogSettings(format, threshold, out, clock));
+        JulBridge.install(LoggerFactory.getILoggerFactory(), threshold);
+    }
+
+    /**
+     * Parses a level name as written in configuration: {@code error}, {@code warn}, {@code info},
+     * {@code debug} or {@code trace}, any case.
+     *
+     * @throws IllegalArgumentException naming the bad value and the accepted ones
+     */
+    public static Level parseLevel(String name) {
+        for (Level level : Level.values()) {
+            if (level.name().equalsIgnoreCase(name)) {
+                return level;
+            }
+        }
+        throw new IllegalArgumentException("unknown log level \"" + name
+                + "\": expected one of error, warn, info, debug, trace");
+    }
+}
