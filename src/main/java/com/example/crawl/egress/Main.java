@@ -3,10 +3,14 @@ package com.example.crawl.egress;
 import com.example.crawl.egress.config.ConfigException;
 import com.example.crawl.egress.config.OperatorConfig;
 import com.example.crawl.egress.config.ProvidersConfig;
+import com.example.crawl.egress.log.LogSetup;
 import java.io.PrintStream;
+import java.time.Clock;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The composition root: flags, then logging, then every component built with {@code new} and
@@ -46,6 +50,13 @@ public final class Main {
             err.println(NAME + ": " + e.getMessage());
             return EXIT_USAGE;
         }
+        LogSetup.configure(config.logging().format(), config.logging().level(), out, Clock.systemUTC());
+        Logger log = LoggerFactory.getLogger(Main.class);
+        log.atInfo().addKeyValue("providers", providers.providers().size())
+                .addKeyValue("proxyNamespace", config.proxyNamespace())
+                .addKeyValue("leaderElect", config.leaderElection().enabled())
+                .addKeyValue("local", config.local())
+                .log("Configuration loaded");
         err.println(NAME + ": configuration is valid (" + providers.providers().size()
                 + " providers), but the control loop is not built yet; it lands with the control-loop issue");
         return EXIT_FAILED;

@@ -62,6 +62,14 @@ class MainIT {
     }
 
     @Test
+    void shouldLogThroughOurOwnSlf4jProviderWithoutWarnings() throws Exception {
+        Result r = java(Map.of("DISCOVERY_TOKEN", "t"));
+        assertEquals(1, r.exit(), r.err());
+        assertTrue(r.out().startsWith("{\"ts\":") && r.out().contains("\"msg\":\"Configuration loaded\""), r.out());
+        assertEquals(1, r.err().lines().count(), "only our one line on stderr, no SLF4J or JVM warnings: " + r.err());
+    }
+
+    @Test
     void shouldCarryTheManifestEntriesUsersRelyOn() throws Exception {
         try (var jar = new java.util.jar.JarFile(JAR.toFile())) {
             var attrs = jar.getManifest().getMainAttributes();

@@ -51,4 +51,17 @@ class MainTest {
         assertEquals(2, run(Map.of("DISCOVERY_TOKEN", "t"), "--providers-config=" + file));
         assertEquals("egress-proxies-operator: providers config: providers[0] (gcp-eu).gcp.project: required\n", err());
     }
+
+    @Test
+    void shouldLogConfigurationAsJsonAndSayPlainlyThereIsNothingToRunYet() {
+        assertEquals(1, run(Map.of("DISCOVERY_TOKEN", "t0ken-value"), "--proxy-namespace=crawl"));
+        String stdout = out.toString(StandardCharsets.UTF_8);
+        assertTrue(stdout.startsWith("{\"ts\":"), stdout);
+        assertTrue(stdout.contains("\"level\":\"info\""), stdout);
+        assertTrue(stdout.contains("\"msg\":\"Configuration loaded\""), stdout);
+        assertTrue(stdout.contains("\"proxyNamespace\":\"crawl\""), stdout);
+        assertTrue(!stdout.contains("t0ken-value") && !err().contains("t0ken-value"), "the token is never printed");
+        assertEquals(1, err().lines().count(), err());
+        assertTrue(err().contains("the control loop is not built yet"), err());
+    }
 }

@@ -1,12 +1,17 @@
 package com.example.crawl.egress.config;
 
+import com.example.crawl.egress.log.LogFormat;
+import com.example.crawl.egress.log.LogSetup;
 import java.net.InetSocketAddress;
 import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.stream.Stream;
+import org.slf4j.event.Level;
 
 /**
  * Everything the operator is told at start, parsed strictly once by {@link #parse} and then
@@ -75,11 +80,8 @@ public record OperatorConfig(
     /** Health probing defaults and limits. */
     public record Probes(URI defaultUrl, int maxConcurrent, Duration latencyReportInterval, boolean trace) { }
 
-    /** Log output: {@code json} or {@code text}, and the threshold level. */
-    public record Logging(String format, String level) { }
-
-    static final List<String> LOG_FORMATS = List.of("json", "text");
-    static final List<String> LOG_LEVELS = List.of("error", "warn", "info", "debug", "trace");
+    /** Log line format and the lowest level logged. */
+    public record Logging(LogFormat format, Level level) { }
 
     /**
      * Parses flags and environment. {@code --help} is not a flag here; {@code Main} handles it
@@ -106,7 +108,7 @@ public record OperatorConfig(
                 discovery(f, env, local),
                 new Probes(f.httpUrl("default-probe-url"), f.integer("max-concurrent-probes", 1, 100_000),
                         positive(f, "latency-report-interval"), f.bool("trace-health-probes")),
-                new Logging(f.oneOf("log-format", LOG_FORMATS), f.oneOf("log-level", LOG_LEVELS)));
+                logging(f));
     }
 
     /** The {@code --help} text. */
@@ -181,6 +183,13 @@ public record OperatorConfig(
                     + "clients will send, or pass --discovery-allow-unauthenticated to serve discovery without one");
         }
         return new Discovery(token, open);
+    }
+
+    private static Logging logging(Flags f) throws ConfigException {
+        List<String> formats = Stream.of(LogFormat.values()).map(LogFormat::toString).toList();
+        List<String> levels = Stream.of(Level.values()).map(l -> l.name().toLowerCase(Locale.ROOT)).toList();
+        return new Logging(LogFormat.parse(f.oneOf("log-format", formats)),
+                LogSetup.parseLevel(f.oneOf("log-level", levels)));
     }
 
     private static Optional<InetSocketAddress> optionalAddress(Flags f, String name) throws ConfigException {

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.example.crawl.egress.log.LogFormat;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -14,6 +15,7 @@ import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.slf4j.event.Level;
 
 class OperatorConfigTest {
 
@@ -43,7 +45,7 @@ class OperatorConfigTest {
         assertEquals(Duration.ofMinutes(1), c.providerChecks().interval());
         assertEquals(Duration.ofHours(1), c.leases().maxTtl());
         assertEquals("http://connectivitycheck.gstatic.com/generate_204", c.probes().defaultUrl().toString());
-        assertEquals(new OperatorConfig.Logging("json", "info"), c.logging());
+        assertEquals(new OperatorConfig.Logging(LogFormat.JSON, Level.INFO), c.logging());
     }
 
     @Test
@@ -61,7 +63,7 @@ class OperatorConfigTest {
         assertEquals(Duration.ofMinutes(90), c.reconcile().driftPoll());
         assertEquals(Duration.ofMillis(250), c.reconcile().requeueNow());
         assertEquals(Duration.ZERO, c.gc().interval());
-        assertEquals("text", c.logging().format());
+        assertEquals(LogFormat.TEXT, c.logging().format());
     }
 
     @ParameterizedTest
