@@ -147,8 +147,8 @@ final class CrdValidator {
 
     private void checkScalar(Object value, JSONSchemaProps s, String path, List<String> out) {
         // fabric8 reads an absent enum as an empty list
-        if (s.getEnum() != null && !s.getEnum().isEmpty() && !plainEnum(s).contains(value)) {
-            out.add(label(path) + ": unsupported value " + value + ", supported: " + plainEnum(s));
+        if (!enumValues(s).isEmpty() && !enumValues(s).contains(value)) {
+            out.add(label(path) + ": unsupported value " + value + ", supported: " + enumValues(s));
         }
         if (value instanceof Long || value instanceof Double) {
             double number = ((Number) value).doubleValue();
@@ -309,8 +309,9 @@ final class CrdValidator {
         return s.getXKubernetesValidations() == null ? List.of() : s.getXKubernetesValidations();
     }
 
-    private static List<Object> plainEnum(JSONSchemaProps s) {
-        return s.getEnum().stream().map(CrdValidator::plain).toList();
+    /** The schema's enum as plain values; empty when it has none. */
+    static List<Object> enumValues(JSONSchemaProps s) {
+        return s.getEnum() == null ? List.of() : s.getEnum().stream().map(CrdValidator::plain).toList();
     }
 
     private static Object plain(JsonNode node) {
