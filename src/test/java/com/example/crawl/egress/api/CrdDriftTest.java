@@ -12,7 +12,6 @@ import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinitionVersion;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.JSONSchemaProps;
 import io.fabric8.kubernetes.client.CustomResource;
-import io.fabric8.kubernetes.client.utils.Serialization;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
@@ -97,7 +96,7 @@ class CrdDriftTest {
     @MethodSource("resources")
     void shouldParseAsACustomResourceDefinitionWithoutBeingToldTheType(Class<?> type, Path file) throws IOException {
         try (InputStream in = Files.newInputStream(file)) {
-            Object parsed = Serialization.unmarshal(in);
+            Object parsed = JsonValues.FABRIC8.unmarshal(in);
 
             assertInstanceOf(CustomResourceDefinition.class, parsed);
         }
@@ -163,7 +162,7 @@ class CrdDriftTest {
     /** Why a Java {@code String} may meet an int-or-string quantity: fabric8 reads {@code cpu: 1} as "1". */
     @Test
     void shouldReadIntegerQuantitiesIntoTheStringMaps() {
-        KubernetesSpec spec = Serialization.unmarshal(
+        KubernetesSpec spec = JsonValues.FABRIC8.unmarshal(
                 "{\"resources\": {\"limits\": {\"cpu\": 1, \"memory\": \"256Mi\"}}}", KubernetesSpec.class);
 
         assertEquals(Map.of("cpu", "1", "memory", "256Mi"), spec.resources().limits());

@@ -4,7 +4,6 @@ import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinitionVersion;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.JSONSchemaProps;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.ValidationRule;
-import io.fabric8.kubernetes.client.utils.Serialization;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -58,13 +57,13 @@ final class CrdValidator {
         this.crd = crd;
         this.root = version().getSchema().getOpenAPIV3Schema();
         requireSupported(JsonValues.asMap(JsonValues.normalize(
-                Serialization.jsonMapper().convertValue(root, Map.class))), "");
+                JsonValues.FABRIC8.convertValue(root, Map.class))), "");
     }
 
     /** Parses a CRD file with fabric8's model classes; fails on anything this class cannot mimic. */
     static CrdValidator load(Path crdFile) {
         try (InputStream in = Files.newInputStream(crdFile)) {
-            return new CrdValidator(Serialization.unmarshal(in, CustomResourceDefinition.class));
+            return new CrdValidator(JsonValues.FABRIC8.unmarshal(in, CustomResourceDefinition.class));
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -315,7 +314,7 @@ final class CrdValidator {
     }
 
     private static Object plain(JsonNode node) {
-        return JsonValues.normalize(Serialization.jsonMapper().convertValue(node, Object.class));
+        return JsonValues.normalize(JsonValues.FABRIC8.convertValue(node, Object.class));
     }
 
     private static String child(String path, String key) {

@@ -1,5 +1,6 @@
 package com.example.crawl.egress.api;
 
+import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -15,6 +16,9 @@ import tools.jackson.dataformat.yaml.YAMLMapper;
  * for other numbers. Every value handed out is a fresh, mutable deep copy.
  */
 final class JsonValues {
+
+    /** fabric8's serialization, configured as the operator's client configures it. */
+    static final KubernetesSerialization FABRIC8 = new KubernetesSerialization();
 
     private static final YAMLMapper YAML = YAMLMapper.builder().build();
 

@@ -1,7 +1,6 @@
 package com.example.crawl.egress.api;
 
 import io.fabric8.kubernetes.api.model.apiextensions.v1.JSONSchemaProps;
-import io.fabric8.kubernetes.client.utils.Serialization;
 import java.lang.reflect.Constructor;
 import java.lang.reflect.ParameterizedType;
 import java.lang.reflect.RecordComponent;
@@ -167,7 +166,7 @@ final class RecordSchemaDrift {
 
     /** A Java value as the JSON fabric8 would write for it. */
     private static Object json(Object value) {
-        return JsonValues.normalize(Serialization.jsonMapper().convertValue(value, Object.class));
+        return JsonValues.normalize(JsonValues.FABRIC8.convertValue(value, Object.class));
     }
 
     /** Drops nulls and empty collections, recursively; null when nothing is left of an empty value. */

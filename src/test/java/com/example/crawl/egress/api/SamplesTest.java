@@ -8,7 +8,6 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.fabric8.kubernetes.client.utils.Serialization;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -168,7 +167,7 @@ class SamplesTest {
 
     /** What the operator's informer hands the reconciler for this object. */
     private static Proxy toProxy(Map<String, Object> object) {
-        return Serialization.unmarshal(Serialization.asJson(object), Proxy.class);
+        return JsonValues.FABRIC8.unmarshal(JsonValues.FABRIC8.asJson(object), Proxy.class);
     }
 
     private static Stream<Map<String, Object>> sampleDocuments() {
