@@ -20,10 +20,12 @@ public record HealthCheck(
     /** The defaults the CRD applies to an empty {@code healthCheck}. */
     public static final HealthCheck DEFAULTS = new HealthCheck(null, null, null, null, null, null, null);
 
+    /**
+     * Defaults only absent fields, as the CRD does. An empty {@code expectedStatus} is kept, not
+     * replaced: the CRD rejects it, so {@link SpecRules} must be able to see and report it too.
+     */
     public HealthCheck {
-        expectedStatus = expectedStatus == null || expectedStatus.isEmpty()
-                ? List.of(200, 204)
-                : List.copyOf(expectedStatus);
+        expectedStatus = expectedStatus == null ? List.of(200, 204) : List.copyOf(expectedStatus);
         periodSeconds = periodSeconds == null ? 10 : periodSeconds;
         timeoutSeconds = timeoutSeconds == null ? 5 : timeoutSeconds;
         successThreshold = successThreshold == null ? 1 : successThreshold;

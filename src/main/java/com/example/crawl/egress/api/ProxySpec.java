@@ -36,6 +36,7 @@ public record ProxySpec(
     public static final int DEFAULT_PORT = 3128;
     public static final int DEFAULT_MAX_LEASES = 1;
     public static final int MAX_ATTRIBUTES = 32;
+    public static final int MAX_ATTRIBUTE_KEY_LENGTH = 63;
 
     public ProxySpec {
         mode = mode == null ? Mode.Managed : mode;

@@ -10,7 +10,12 @@ import java.util.List;
  * The CRD stays the first line: these checks turn what slipped through into an
  * {@code InvalidSpec} condition instead of a provider call. Tests keep both in agreement.
  *
- * <p>Not mirrored: {@code mode} immutability, a transition rule only the API server can check.
+ * <p>Mirrored: every CEL rule but one; the bounds of port, maxLeases, endpoint port and the
+ * health check; the attribute count and key length; a non-empty {@code expectedStatus}; the
+ * probe URL's scheme. Not mirrored: {@code mode} immutability, a transition rule only the API
+ * server can check; string lengths and formats (hosts, tags, image digests, quantities, Secret
+ * keys), list lengths, and the bounds inside {@code gcp} and {@code kvm}. A spec that breaks only
+ * those reaches the provider as written.
  */
 public final class SpecRules {
 
@@ -44,6 +49,9 @@ public final class SpecRules {
         if (spec.attributes().size() > ProxySpec.MAX_ATTRIBUTES) {
             out.add("spec.attributes: at most " + ProxySpec.MAX_ATTRIBUTES + " entries");
         }
+        if (spec.attributes().keySet().stream().anyMatch(SpecRules::badAttributeKey)) {
+            out.add("spec.attributes: keys must be 1 to " + ProxySpec.MAX_ATTRIBUTE_KEY_LENGTH + " characters long");
+        }
         if (spec.endpoint() != null && spec.endpoint().port() != null) {
             range(out, "spec.endpoint.port", spec.endpoint().port(), 1, 65535);
         }
@@ -59,6 +67,9 @@ public final class SpecRules {
         if (hc.timeoutSeconds() > hc.periodSeconds()) {
             out.add("spec.healthCheck.timeoutSeconds: must not exceed periodSeconds");
         }
+        if (hc.expectedStatus().isEmpty()) {
+            out.add("spec.healthCheck.expectedStatus: must list at least one status code");
+        }
         for (int code : hc.expectedStatus()) {
             range(out, "spec.healthCheck.expectedStatus", code, 100, 599);
         }
@@ -71,6 +82,12 @@ public final class SpecRules {
         if (value < min || value > max) {
             out.add(field + ": must be between " + min + " and " + max + ", got " + value);
         }
+    }
+
+    /** Counts code points, as CEL's {@code size()} on a string does. */
+    private static boolean badAttributeKey(String key) {
+        int length = key.codePointCount(0, key.length());
+        return length < 1 || length > ProxySpec.MAX_ATTRIBUTE_KEY_LENGTH;
     }
 
     private static boolean blank(String s) {
