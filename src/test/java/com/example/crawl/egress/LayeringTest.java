@@ -53,6 +53,7 @@ class LayeringTest {
         assertEquals(1, check(source(BASE + ".health", "import java.net.http.HttpClient;")).size());
         assertEquals(1, check(source(BASE + ".config", "import " + BASE + ".controller.ProxyReconciler;")).size());
         assertEquals(1, check(source(BASE + ".queue", "import " + BASE + ".Main;")).size());
+        assertEquals(1, check(source(BASE + ".queue", "import " + BASE + ".api.Proxy;")).size());
         assertEquals(0, check(source(BASE + ".provider.gcp", "import " + BASE + ".provider.Provider; /* "
                 + BASE + ".provider.kvm.X */")).size());
     }
@@ -83,6 +84,9 @@ class LayeringTest {
         if ((pkg.equals(BASE + ".config") || pkg.equals(BASE + ".log")) && dep.startsWith(BASE + ".")
                 && !dep.startsWith(pkg + ".") && !dep.startsWith(BASE + ".log.")) {
             return "config and log import no other component";
+        }
+        if (pkg.equals(BASE + ".queue") && dep.startsWith(BASE + ".") && !dep.startsWith(pkg + ".")) {
+            return "queue imports no other component";
         }
         if (!pkg.equals(BASE) && dep.equals(BASE + ".Main")) {
             return "only Main knows Main";
