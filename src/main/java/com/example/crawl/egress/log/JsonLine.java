@@ -12,7 +12,7 @@ import org.slf4j.event.KeyValuePair;
  * {@code stack} when there is a throwable.
  *
  * <p>Contracts: the output is valid JSON (RFC 8259) on a single line and pure ASCII, whatever the
- * input: every character outside printable ASCII is written as a {@code \}{@code uXXXX} escape
+ * input: every character outside printable ASCII is written as a backslash-u escape with four hex digits
  * (so the line survives any stream encoding) and an unpaired surrogate becomes U+FFFD. No key
  * appears twice: {@code ts, level, logger, msg, error, stack} are reserved, and an MDC or
  * key-value key that is already taken gets {@code _} prefixed until it is free (MDC {@code msg}

@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
@@ -155,12 +154,6 @@ class DelayedAddTest {
     }
 
     private List<String> takeAll() throws InterruptedException {
-        List<String> keys = new ArrayList<>();
-        while (queue.len() > 0) {
-            String key = queue.get().orElseThrow();
-            keys.add(key);
-            queue.done(key);
-        }
-        return keys;
+        return WorkQueueTest.takeAll(queue);
     }
 }

@@ -120,8 +120,12 @@ class WorkQueueTest {
         assertThrows(NullPointerException.class, () -> queue.addAfter(null, Duration.ZERO));
     }
 
-    /** Takes every ready key, marking each done, in the order handed out. */
     private List<String> takeAll() throws InterruptedException {
+        return takeAll(queue);
+    }
+
+    /** Takes every ready key, marking each done, in the order handed out. */
+    static List<String> takeAll(WorkQueue<String> queue) throws InterruptedException {
         List<String> keys = new ArrayList<>();
         while (queue.len() > 0) {
             String key = queue.get().orElseThrow();
