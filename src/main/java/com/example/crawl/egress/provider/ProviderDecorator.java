@@ -1,0 +1,35 @@
+package com.example.crawl.egress.provider;
+
+import java.util.Objects;
+
+/**
+ * Wraps each configured provider before the rest of the operator sees it: the seam for
+ * cross-cutting concerns (metrics, tracing). {@code Main} composes the chain and hands
+ * it to the {@link ProviderRegistry}, which applies it to every provider.
+ *
+ * <p>It takes the provider's name as well as the provider, which a plain
+ * {@code UnaryOperator<Provider>} could not: metric labels and span attributes need it, and
+ * {@link Provider} does not carry its own name.
+ *
+ * <p>A decorated provider keeps the {@link Provider} contract unchanged (same results, same
+ * exceptions, same thread-safety). It is not a {@link Checker} even when the provider is: the
+ * registry collects checkers before decorating, so that a health check never counts as a
+ * provider request.
+ */
+@FunctionalInterface
+public interface ProviderDecorator {
+
+    /** {@code provider}, wrapped; never null. */
+    Provider decorate(String name, Provider provider);
+
+    /** The decorator that returns every provider as it is. */
+    static ProviderDecorator none() {
+        return (name, provider) -> provider;
+    }
+
+    /** This decorator, then {@code outer} around its result: {@code outer(this(p))}. */
+    default ProviderDecorator andThen(ProviderDecorator outer) {
+        Objects.requireNonNull(outer, "outer");
+        return (name, provider) -> outer.decorate(name, decorate(name, provider));
+    }
+}
