@@ -54,6 +54,9 @@ class LayeringTest {
         assertEquals(1, check(source(BASE + ".config", "import " + BASE + ".controller.ProxyReconciler;")).size());
         assertEquals(1, check(source(BASE + ".queue", "import " + BASE + ".Main;")).size());
         assertEquals(1, check(source(BASE + ".queue", "import " + BASE + ".api.Proxy;")).size());
+        assertEquals(1, check(source(BASE + ".provider", "import " + BASE + ".controller.ProxyReconciler;")).size());
+        assertEquals(1, check(source(BASE + ".provider", "import " + BASE + ".provider.kvm.KvmProvider;")).size());
+        assertEquals(0, check(source(BASE + ".provider", "import " + BASE + ".config.ProviderConfig;")).size());
         assertEquals(0, check(source(BASE + ".provider.gcp", "import " + BASE + ".provider.Provider; /* "
                 + BASE + ".provider.kvm.X */")).size());
     }
@@ -93,6 +96,10 @@ class LayeringTest {
         }
         if (pkg.startsWith(BASE + ".health") && dep.startsWith("java.net.http")) {
             return "the prober speaks raw sockets";
+        }
+        if (pkg.equals(BASE + ".provider") && (dep.startsWith(BASE + ".controller.")
+                || PROVIDERS.stream().anyMatch(p -> dep.startsWith(BASE + ".provider." + p + ".")))) {
+            return "the provider contract imports neither the controller nor a concrete provider";
         }
         for (String provider : PROVIDERS) {
             String own = BASE + ".provider." + provider;
