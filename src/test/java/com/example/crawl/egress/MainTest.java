@@ -10,13 +10,23 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
+import com.example.crawl.egress.log.LogFormat;
+import com.example.crawl.egress.log.LogSetup;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.slf4j.event.Level;
 import org.junit.jupiter.api.io.TempDir;
 
 class MainTest {
 
     private final ByteArrayOutputStream out = new ByteArrayOutputStream();
     private final ByteArrayOutputStream err = new ByteArrayOutputStream();
+
+    /** Main points process-wide logging at this test's buffer; give later tests the default back. */
+    @AfterEach
+    void restoreLogging() {
+        LogSetup.configure(LogFormat.JSON, Level.INFO);
+    }
 
     private int run(Map<String, String> env, String... args) {
         return Main.run(List.of(args), env, new PrintStream(out, true, StandardCharsets.UTF_8),

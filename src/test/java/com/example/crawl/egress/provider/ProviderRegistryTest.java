@@ -152,7 +152,23 @@ class ProviderRegistryTest {
     }
 
     /** A decorator's result: a provider that is not a Checker, whatever it wraps. */
-    private record Wrapped(String label, Provider inner) implements Provider {
+    private static class Wrapped implements Provider {
+        private final String label;
+        private final Provider inner;
+
+        Wrapped(String label, Provider inner) {
+            this.label = label;
+            this.inner = inner;
+        }
+
+        String label() {
+            return label;
+        }
+
+        Provider inner() {
+            return inner;
+        }
+
         @Override
         public Instance create(CreateRequest req) throws ProviderException {
             return inner.create(req);
@@ -175,25 +191,12 @@ class ProviderRegistryTest {
     }
 
     /** A provider that is also a Checker, as the real providers are. */
-    private record CheckingProvider(FakeProvider provider, FakeChecker checker) implements Provider, Checker {
-        @Override
-        public Instance create(CreateRequest req) throws ProviderException {
-            return provider.create(req);
-        }
+    private static final class CheckingProvider extends Wrapped implements Checker {
+        private final FakeChecker checker;
 
-        @Override
-        public Instance get(String providerID) throws ProviderException {
-            return provider.get(providerID);
-        }
-
-        @Override
-        public void delete(String providerID) throws ProviderException {
-            provider.delete(providerID);
-        }
-
-        @Override
-        public List<Instance> listByTag() throws ProviderException {
-            return provider.listByTag();
+        CheckingProvider(FakeProvider provider, FakeChecker checker) {
+            super("checking", provider);
+            this.checker = checker;
         }
 
         @Override
