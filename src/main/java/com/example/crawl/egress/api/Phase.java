@@ -31,7 +31,7 @@ public enum Phase {
             }
             return healthy.map(Condition::isFalse).orElse(false) ? Unhealthy : Provisioning;
         }
-        if (p.hasReason(Reason.PermanentError) || p.hasReason(Reason.InvalidSpec)) {
+        if (p.hasReason(Reason.PermanentError) || p.hasReason(Reason.InvalidSpec) || p.hasReason(Reason.UnknownProvider)) {
             return Failed;
         }
         if (p.hasReason(Reason.QuotaExceeded) || p.hasReason(Reason.CloudInitError)) {

@@ -17,6 +17,11 @@ public enum Reason {
     ExternalEndpoint,
     /** Provisioned=False: the provider said no for good; phase Failed until the spec changes. */
     PermanentError,
+    /**
+     * Provisioned=False: {@code spec.provider} names no provider in the operator's providers
+     * config; phase Failed, re-checked on every pass so that a fixed config recovers it.
+     */
+    UnknownProvider,
     /** Provisioned=False: the provider is out of quota; retried slowly, never Failed. */
     QuotaExceeded,
     /** Provisioned=False: the cloud-init Secret is missing, unlabelled or lacks the key. */

@@ -14,15 +14,17 @@ import org.slf4j.event.KeyValuePair;
  * <p>Contracts: the output is valid JSON (RFC 8259) on a single line and pure ASCII, whatever the
  * input: every character outside printable ASCII is written as a backslash-u escape with four hex digits
  * (so the line survives any stream encoding) and an unpaired surrogate becomes U+FFFD. No key
- * appears twice: {@code ts, level, logger, msg, error, stack} are reserved, and an MDC or
+ * appears twice: {@code ts, level, logger, msg} are reserved, and so are {@code error, stack} when
+ * the event carries a throwable (without one, a key-value {@code error} is the plain way to say
+ * what an expected failure was); an MDC or
  * key-value key that is already taken gets {@code _} prefixed until it is free (MDC {@code msg}
  * becomes {@code _msg}; a second pair named {@code n} becomes {@code _n}). Key-value numbers and
  * booleans are JSON numbers and booleans, null is {@code null}, anything else is its
  * {@code toString()}. Stateless and thread-safe.
  */
 final class JsonLine {
-    private static final Set<String> RESERVED =
-            Set.of("ts", "level", "logger", "msg", "error", "stack");
+    private static final Set<String> RESERVED = Set.of("ts", "level", "logger", "msg");
+    private static final Set<String> THROWABLE_KEYS = Set.of("error", "stack");
     private static final Pattern JSON_NUMBER =
             Pattern.compile("-?(0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?");
     private static final char[] HEX = "0123456789abcdef".toCharArray();
@@ -41,6 +43,9 @@ final class JsonLine {
         b.append(",\"msg\":");
         string(b, event.message());
         Set<String> used = new HashSet<>(RESERVED);
+        if (event.thrown() != null) {
+            used.addAll(THROWABLE_KEYS);
+        }
         event.mdc().forEach((key, value) -> field(b, used, key, value));
         for (KeyValuePair pair : event.keyValues()) {
             field(b, used, pair.key, pair.value);

@@ -53,6 +53,7 @@ class PhaseTest {
     void shouldFailOnlyOnPermanentErrorsAndInvalidSpecs() {
         assertEquals(Phase.Failed, Phase.of(false, conditions(provisioned(false, Reason.PermanentError))));
         assertEquals(Phase.Failed, Phase.of(false, conditions(provisioned(false, Reason.InvalidSpec))));
+        assertEquals(Phase.Failed, Phase.of(false, conditions(provisioned(false, Reason.UnknownProvider))));
         assertEquals(Phase.Pending, Phase.of(false, conditions(provisioned(false, Reason.QuotaExceeded))));
         assertEquals(Phase.Pending, Phase.of(false, conditions(provisioned(false, Reason.CloudInitError))));
     }

@@ -112,6 +112,7 @@ class JsonLineTest {
                 .addKeyValue("msg", "from kv")
                 .addKeyValue("name", "kv-name")
                 .addKeyValue("stack", "kv-stack")
+                .setCause(new IllegalStateException("boom"))
                 .log("Real message");
 
         JsonNode line = log.onlyJsonLine(); // the strict parser rejects duplicate keys
@@ -123,6 +124,15 @@ class JsonLineTest {
         assertEquals("mdc-name", line.get("name").stringValue());
         assertEquals("kv-name", line.get("_name").stringValue());
         assertEquals("kv-stack", line.get("_stack").stringValue());
+    }
+
+    @Test
+    void shouldLetAKeyValueNamedErrorStandWhenNoThrowableIsGiven() {
+        log.logger(CapturedLog.OWN).atWarn().addKeyValue("error", "quota exceeded").log("Reconcile failed");
+
+        JsonNode line = log.onlyJsonLine();
+        assertEquals("quota exceeded", line.get("error").stringValue());
+        assertEquals(null, line.get("stack"));
     }
 
     @Test

@@ -8,14 +8,14 @@ import java.time.ZoneOffset;
 import java.util.concurrent.atomic.AtomicReference;
 
 /** A UTC {@link Clock} that moves only when a test advances it. Thread-safe. */
-final class FakeClock extends Clock {
+public final class FakeClock extends Clock {
     private final AtomicReference<Instant> now;
 
-    FakeClock(Instant start) {
+    public FakeClock(Instant start) {
         this.now = new AtomicReference<>(start);
     }
 
-    void advance(Duration by) {
+    public void advance(Duration by) {
         now.updateAndGet(t -> t.plus(by));
     }
 

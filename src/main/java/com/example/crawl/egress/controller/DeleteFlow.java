@@ -1,0 +1,90 @@
+package com.example.crawl.egress.controller;
+
+import com.example.crawl.egress.api.Proxy;
+import com.example.crawl.egress.api.Reason;
+import com.example.crawl.egress.config.OperatorConfig;
+import com.example.crawl.egress.provider.Provider;
+import com.example.crawl.egress.provider.ProviderException;
+import com.example.crawl.egress.provider.ProviderRegistry;
+import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * What happens once a Proxy is being deleted: delete its instance, wait until the provider no
+ * longer knows it, then release the finalizer so that the API server removes the object.
+ *
+ * <p>Deletion never gives up by itself. A permanent provider error is retried with backoff like
+ * any other, because dropping the finalizer on "permission denied" would leak a running
+ * instance; {@link Proxy#SKIP_CLEANUP_ANNOTATION} is the way out a human takes, and works even
+ * when the provider is gone from the config. When {@code get} fails for good, {@code delete} is
+ * still called: it is idempotent and may succeed where {@code get} cannot, and once it has, the
+ * finalizer is released.
+ */
+final class DeleteFlow {
+
+    private static final Logger LOG = LoggerFactory.getLogger(DeleteFlow.class);
+
+    private final ProviderRegistry providers;
+    private final OperatorConfig.Reconcile intervals;
+
+    DeleteFlow(ProviderRegistry providers, OperatorConfig.Reconcile intervals) {
+        this.providers = providers;
+        this.intervals = intervals;
+    }
+
+    Outcome run(Pass pass) throws ObjectChangedException {
+        if (!pass.hasFinalizer()) {
+            return Outcome.DONE;
+        }
+        String providerID = pass.status().providerID();
+        if ("true".equals(pass.annotation(Proxy.SKIP_CLEANUP_ANNOTATION))) {
+            LOG.atWarn().addKeyValue("providerID", providerID)
+                    .log("Skipping cleanup as annotated; the instance is abandoned");
+            pass.removeFinalizer();
+            return Outcome.DONE;
+        }
+        if (providerID == null) {
+            pass.removeFinalizer();
+            return Outcome.DONE;
+        }
+        String name = pass.spec() == null ? null : pass.spec().provider();
+        Optional<Provider> provider = providers.find(name);
+        if (provider.isEmpty()) {
+            String message = "cannot delete instance " + providerID + ": provider \"" + name
+                    + "\" is not in the providers config; annotate " + Proxy.SKIP_CLEANUP_ANNOTATION
+                    + "=true to abandon it";
+            pass.provisioned(false, Reason.Deleting, message);
+            return new Outcome.Failed(message, null);
+        }
+        try {
+            return deleteInstance(pass, provider.get(), providerID);
+        } catch (ProviderException e) {
+            String message = "deleting instance " + providerID + " failed (" + e.kind() + "): " + e.getMessage();
+            pass.provisioned(false, Reason.Deleting, message);
+            return new Outcome.Failed(message, e);
+        }
+    }
+
+    private Outcome deleteInstance(Pass pass, Provider provider, String providerID)
+            throws ProviderException, ObjectChangedException {
+        try {
+            provider.get(providerID);
+        } catch (ProviderException.NotFound e) {
+            LOG.atInfo().addKeyValue("providerID", providerID).log("Instance deleted; releasing the object");
+            pass.removeFinalizer();
+            return Outcome.DONE;
+        } catch (ProviderException.Permanent e) {
+            provider.delete(providerID);
+            LOG.atWarn().addKeyValue("providerID", providerID).addKeyValue("error", e.getMessage())
+                    .log("Instance state unreadable, but delete succeeded; releasing the object");
+            pass.removeFinalizer();
+            return Outcome.DONE;
+        }
+        provider.delete(providerID);
+        LOG.atInfo().addKeyValue("providerID", providerID).log("Deleting instance");
+        pass.clearAddress();
+        pass.provisioned(false, Reason.Deleting, "deleting instance " + providerID);
+        return Outcome.after(intervals.deletionPoll());
+    }
+}

@@ -1,0 +1,282 @@
+package com.example.crawl.egress.controller;
+
+import com.example.crawl.egress.api.Condition;
+import com.example.crawl.egress.api.Conditions;
+import com.example.crawl.egress.api.Proxy;
+import com.example.crawl.egress.api.ProxySpec;
+import com.example.crawl.egress.api.Reason;
+import com.example.crawl.egress.api.SpecHash;
+import com.example.crawl.egress.api.SpecRules;
+import com.example.crawl.egress.config.OperatorConfig;
+import com.example.crawl.egress.provider.CreateRequest;
+import com.example.crawl.egress.provider.Instance;
+import com.example.crawl.egress.provider.Provider;
+import com.example.crawl.egress.provider.ProviderException;
+import com.example.crawl.egress.provider.ProviderRegistry;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import java.time.Clock;
+import java.util.List;
+import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The state machine that makes a Proxy's instance match its spec. One call of
+ * {@link #reconcile} reads the cached object, takes at most a few provider and API steps, stages
+ * the status and writes it once at the end if it changed, and returns what should happen next.
+ *
+ * <p>Dispatch: a deleting object goes through {@link DeleteFlow}; a spec that breaks the CRD's
+ * rules is {@code InvalidSpec}; {@code External} records its endpoint; {@code Managed} runs
+ * {@link #managed}: finalizer, unknown provider, the permanent-failure latch, cloud-init, then
+ * create, adopt, replace or observe by comparing the spec hash with the annotation.
+ *
+ * <p>Thread-safe: holds no per-Proxy state of its own; the work queue guarantees that one key
+ * is never reconciled by two workers at once.
+ */
+public final class ProxyReconciler {
+
+    private static final Logger LOG = LoggerFactory.getLogger(ProxyReconciler.class);
+
+    private final ProxyStore store;
+    private final ProviderRegistry providers;
+    private final HealthSource health;
+    private final OperatorConfig.Reconcile intervals;
+    private final Clock clock;
+    private final SupersededVersions versions = new SupersededVersions();
+    private final DeleteFlow deleteFlow;
+
+    public ProxyReconciler(ProxyStore store, ProviderRegistry providers, HealthSource health,
+            OperatorConfig.Reconcile intervals, Clock clock) {
+        this.store = store;
+        this.providers = providers;
+        this.health = health;
+        this.intervals = intervals;
+        this.clock = clock;
+        this.deleteFlow = new DeleteFlow(providers, intervals);
+    }
+
+    /**
+     * Reconciles one Proxy. Blocks on provider and API calls; never throws for an expected
+     * failure, which comes back as {@link Outcome.Failed} or {@link Outcome.Conflict}.
+     */
+    Outcome reconcile(ProxyKey key) {
+        Optional<Proxy> cached = store.proxy(key);
+        if (cached.isEmpty()) {
+            versions.forget(key);
+            return Outcome.DONE;
+        }
+        if (versions.isStale(key, cached.get().getMetadata().getResourceVersion())) {
+            // The watch event of our own last write is on its way and will enqueue the key again;
+            // the delay only covers a lost event.
+            return Outcome.after(intervals.requeueNow());
+        }
+        Pass pass = new Pass(key, cached.get(), store, versions, clock.instant());
+        try {
+            Outcome outcome = dispatch(pass);
+            pass.writeStatus();
+            return outcome;
+        } catch (ObjectChangedException e) {
+            return new Outcome.Conflict(e.getMessage());
+        } catch (KubernetesClientException e) {
+            return new Outcome.Failed("Kubernetes API request failed: " + e.getMessage(), e);
+        }
+    }
+
+    private Outcome dispatch(Pass pass) throws ObjectChangedException {
+        if (pass.deleting()) {
+            return deleteFlow.run(pass);
+        }
+        if (pass.spec() == null) {
+            pass.provisioned(false, Reason.InvalidSpec, "spec: required");
+            return Outcome.DONE;
+        }
+        List<String> violations = SpecRules.violations(pass.spec());
+        if (!violations.isEmpty()) {
+            pass.provisioned(false, Reason.InvalidSpec, String.join("; ", violations));
+            return Outcome.DONE;
+        }
+        return switch (pass.spec().mode()) {
+            case External -> external(pass);
+            case Managed -> managed(pass);
+        };
+    }
+
+    /** An existing endpoint: recorded and represented, never provisioned, no finalizer. */
+    private Outcome external(Pass pass) {
+        String host = pass.spec().endpoint().host();
+        pass.stage(s -> s.withProviderID(null).withIp(host));
+        pass.provisioned(true, Reason.ExternalEndpoint, "external endpoint " + host + ":" + pass.spec().endpoint().port());
+        applyHealth(pass, host);
+        return Outcome.DONE;
+    }
+
+    private Outcome managed(Pass pass) throws ObjectChangedException {
+        if (!pass.hasFinalizer()) {
+            pass.addFinalizer();
+        }
+        ProxySpec spec = pass.spec();
+        Optional<Provider> provider = providers.find(spec.provider());
+        if (provider.isEmpty()) {
+            pass.provisioned(false, Reason.UnknownProvider, "provider \"" + spec.provider()
+                    + "\" is not in the providers config (configured: " + configured() + ")");
+            return Outcome.DONE;
+        }
+        if (latched(pass)) {
+            return Outcome.DONE;
+        }
+        String cloudInit;
+        try {
+            cloudInit = CloudInitSource.resolve(pass.proxy(), store);
+        } catch (CloudInitSource.Unavailable e) {
+            pass.provisioned(false, Reason.CloudInitError, e.getMessage());
+            return new Outcome.Failed(e.getMessage(), null);
+        }
+        try {
+            return converge(pass, provider.get(), cloudInit, SpecHash.of(spec, cloudInit));
+        } catch (ProviderException e) {
+            return providerFailure(pass, e);
+        }
+    }
+
+    /**
+     * A permanent provider error at this generation stops all work until the spec changes (a new
+     * generation), so a request that cannot succeed is not repeated.
+     */
+    private static boolean latched(Pass pass) {
+        return Conditions.find(pass.status().conditions(), Condition.PROVISIONED)
+                .filter(c -> c.hasReason(Reason.PermanentError))
+                .filter(c -> c.observedGeneration() != null && c.observedGeneration() == pass.generation())
+                .isPresent();
+    }
+
+    private Outcome converge(Pass pass, Provider provider, String cloudInit, String hash)
+            throws ProviderException, ObjectChangedException {
+        String providerID = pass.status().providerID();
+        if (providerID == null) {
+            return create(pass, provider, cloudInit, hash);
+        }
+        String annotated = pass.annotation(Proxy.SPEC_HASH_ANNOTATION);
+        if (annotated == null) {
+            // An instance recorded without a hash (an older operator, a lost write): adopt it as is.
+            pass.annotate(Proxy.SPEC_HASH_ANNOTATION, hash);
+        } else if (!annotated.equals(hash)) {
+            return replace(pass, provider, cloudInit, hash);
+        }
+        Instance instance;
+        try {
+            instance = provider.get(providerID);
+        } catch (ProviderException.NotFound e) {
+            LOG.atInfo().addKeyValue("providerID", providerID).log("Instance is gone; creating a new one");
+            pass.stage(s -> s.withProviderID(null));
+            pass.clearAddress();
+            return create(pass, provider, cloudInit, hash);
+        }
+        return observe(pass, provider, instance);
+    }
+
+    /**
+     * Creates the instance, or adopts it: the name is derived from the Proxy's UID, so a create
+     * repeated after a crash (before the providerID reached status) returns the same instance.
+     */
+    private Outcome create(Pass pass, Provider provider, String cloudInit, String hash)
+            throws ProviderException, ObjectChangedException {
+        Instance instance = provider.create(CreateRequest.of(pass.proxy(), cloudInit));
+        LOG.atInfo().addKeyValue("provider", pass.spec().provider()).addKeyValue("providerID", instance.providerID())
+                .log("Created instance");
+        pass.annotate(Proxy.SPEC_HASH_ANNOTATION, hash);
+        pass.stage(s -> s.withProviderID(instance.providerID()));
+        return observe(pass, provider, instance);
+    }
+
+    /**
+     * The spec's shape changed: delete the instance and wait until it is gone before creating
+     * its successor under the same name, so that two never run at once.
+     */
+    private Outcome replace(Pass pass, Provider provider, String cloudInit, String hash)
+            throws ProviderException, ObjectChangedException {
+        String providerID = pass.status().providerID();
+        try {
+            provider.get(providerID);
+        } catch (ProviderException.NotFound e) {
+            pass.stage(s -> s.withProviderID(null));
+            pass.clearAddress();
+            return create(pass, provider, cloudInit, hash);
+        }
+        provider.delete(providerID);
+        LOG.atInfo().addKeyValue("providerID", providerID).log("Replacing instance; deleting the old one first");
+        pass.clearAddress();
+        pass.provisioned(false, Reason.Replacing, "spec changed; deleting instance " + providerID + " to replace it");
+        return Outcome.after(intervals.deletionPoll());
+    }
+
+    private Outcome observe(Pass pass, Provider provider, Instance instance) throws ProviderException {
+        String id = instance.providerID();
+        switch (instance.state()) {
+            case Running -> {
+                if (instance.ip() != null) {
+                    pass.stage(s -> s.withIp(instance.ip()));
+                    pass.provisioned(true, Reason.Created, "instance " + id + " is running at " + instance.ip());
+                    applyHealth(pass, instance.ip());
+                    return Outcome.after(intervals.driftPoll());
+                }
+                pass.provisioned(false, Reason.Provisioning, "instance " + id + " is running but has no address yet");
+                return Outcome.after(intervals.provisioningPoll());
+            }
+            case Provisioning -> {
+                pass.clearAddress();
+                pass.provisioned(false, Reason.Provisioning, "instance " + id + " is starting");
+                return Outcome.after(intervals.provisioningPoll());
+            }
+            case Stopped, Terminated -> {
+                // Instances are cattle: one that stopped is deleted, and a new one replaces it.
+                provider.delete(id);
+                LOG.atInfo().addKeyValue("providerID", id).addKeyValue("state", instance.state())
+                        .log("Instance stopped; deleting it to create a new one");
+                pass.clearAddress();
+                pass.provisioned(false, Reason.Replacing, "instance " + id + " is " + instance.state()
+                        + "; deleting it to create a new one");
+                return Outcome.after(intervals.deletionPoll());
+            }
+        }
+        throw new AssertionError(instance.state());
+    }
+
+    private Outcome providerFailure(Pass pass, ProviderException e) {
+        return switch (e) {
+            case ProviderException.QuotaExceeded q -> {
+                pass.provisioned(false, Reason.QuotaExceeded, q.getMessage());
+                yield Outcome.after(intervals.quotaRetry());
+            }
+            case ProviderException.Permanent p -> {
+                LOG.atWarn().addKeyValue("provider", pass.spec().provider()).addKeyValue("error", p.getMessage())
+                        .log("Provider refused the request for good; Failed until the spec changes");
+                pass.provisioned(false, Reason.PermanentError, p.getMessage());
+                yield Outcome.DONE;
+            }
+            case ProviderException.Transient t -> new Outcome.Failed(t.getMessage(), t);
+            // get() answers NotFound where it matters; anywhere else it is a surprise worth a retry.
+            case ProviderException.NotFound n -> new Outcome.Failed(n.getMessage(), n);
+        };
+    }
+
+    /** Stages the health engine's verdict, if it has one about this address. */
+    private void applyHealth(Pass pass, String address) {
+        Optional<HealthVerdict> verdict = health.verdict(pass.key()).filter(v -> v.address().equals(address));
+        if (verdict.isEmpty()) {
+            return;
+        }
+        HealthVerdict v = verdict.get();
+        pass.stage(s -> s.withHealth(v.latencyMillis(), Conditions.timestamp(v.checkedAt()))
+                .withCondition(Condition.of(Condition.HEALTHY, v.healthy(), pass.generation(),
+                        v.healthy() ? Reason.ProbeSucceeded : Reason.ProbeFailed, v.message(), v.checkedAt())));
+    }
+
+    private String configured() {
+        List<String> names = providers.names();
+        return names.isEmpty() ? "none" : String.join(", ", names);
+    }
+
+    /* test */ SupersededVersions versions() {
+        return versions;
+    }
+}

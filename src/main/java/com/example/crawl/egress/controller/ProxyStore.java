@@ -1,0 +1,40 @@
+package com.example.crawl.egress.controller;
+
+import com.example.crawl.egress.api.Proxy;
+import io.fabric8.kubernetes.api.model.Secret;
+import java.util.Optional;
+
+/**
+ * The reconciler's view of the cluster: reads from the informer caches, writes to the API server
+ * with optimistic concurrency. Objects handed out are shared with the cache and must not be
+ * changed; writes take a new object.
+ *
+ * <p>Thread-safe. Reads never block on the network; writes do.
+ */
+public interface ProxyStore {
+
+    /** The cached Proxy, or empty when it does not exist (any more). */
+    Optional<Proxy> proxy(ProxyKey key);
+
+    /**
+     * A cached cloud-init Secret. Only Secrets labelled {@link Proxy#CLOUD_INIT_SECRET_LABEL}
+     * {@code =true} are cached, so an unlabelled one is as absent as a missing one.
+     */
+    Optional<Secret> cloudInitSecret(String namespace, String name);
+
+    /**
+     * Replaces the Proxy's metadata and spec (finalizers, annotations) if its
+     * {@code resourceVersion} is still current; the status in {@code proxy} is ignored.
+     *
+     * @return the object as the server stored it, with its new resourceVersion
+     */
+    Proxy update(Proxy proxy) throws ObjectChangedException;
+
+    /**
+     * Replaces the Proxy's status if its {@code resourceVersion} is still current; metadata and
+     * spec in {@code proxy} are ignored.
+     *
+     * @return the object as the server stored it, with its new resourceVersion
+     */
+    Proxy updateStatus(Proxy proxy) throws ObjectChangedException;
+}
