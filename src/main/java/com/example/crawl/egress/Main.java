@@ -1,6 +1,31 @@
 package com.example.crawl.egress;
 
 import com.example.crawl.egress.config.ConfigException;
+import com.example.crawl.egress.controller.ClusterProxyStore;
+import com.example.crawl.egress.controller.HealthSource;
+import com.example.crawl.egress.controller.LeaderElection;
+import com.example.crawl.egress.controller.ProxyController;
+import com.example.crawl.egress.controller.ProxyInformers;
+import com.example.crawl.egress.controller.ProxyKey;
+import com.example.crawl.egress.controller.ProxyReconciler;
+import com.example.crawl.egress.provider.ProviderDecorator;
+import com.example.crawl.egress.provider.ProviderRegistry;
+import com.example.crawl.egress.queue.RateLimiter;
+import com.example.crawl.egress.queue.WorkQueue;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.HexFormat;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.BooleanSupplier;
 import com.example.crawl.egress.config.OperatorConfig;
 import com.example.crawl.egress.config.ProvidersConfig;
 import com.example.crawl.egress.log.LogSetup;
@@ -25,41 +50,141 @@ public final class Main {
     static final int EXIT_OK = 0;
     static final int EXIT_FAILED = 1;
     static final int EXIT_USAGE = 2;
+    private static final Duration DRAIN_TIMEOUT = Duration.ofSeconds(30);
+    private static final Duration SYNC_TIMEOUT = Duration.ofMinutes(2);
 
     private Main() {
     }
 
     public static void main(String[] args) {
-        System.exit(run(Arrays.asList(args), System.getenv(), System.out, System.err));
+        Shutdown shutdown = new Shutdown();
+        Runtime.getRuntime().addShutdownHook(new Thread(shutdown::stop, "shutdown"));
+        System.exit(run(Arrays.asList(args), System.getenv(), System.out, System.err, shutdown));
     }
 
-    /** Runs the operator; returns the process exit code. */
-    static int run(List<String> args, Map<String, String> env, PrintStream out, PrintStream err) {
+    /** Runs the operator until {@code shutdown} is asked to stop; returns the process exit code. */
+    static int run(List<String> args, Map<String, String> env, PrintStream out, PrintStream err, Shutdown shutdown) {
         if (args.contains("--help") || args.contains("-h")) {
             out.print(help());
             return EXIT_OK;
         }
         OperatorConfig config;
-        ProvidersConfig providers;
+        ProvidersConfig providersConfig;
+        ProviderRegistry providers;
         try {
             config = OperatorConfig.parse(args, env);
-            providers = config.providersConfig().isPresent()
+            providersConfig = config.providersConfig().isPresent()
                     ? ProvidersConfig.load(config.providersConfig().get())
                     : ProvidersConfig.NONE;
+            // Each provider's factory joins this map in the change that builds the provider.
+            providers = ProviderRegistry.build(providersConfig, Map.of(), ProviderDecorator.none());
         } catch (ConfigException e) {
             err.println(NAME + ": " + e.getMessage());
             return EXIT_USAGE;
         }
         LogSetup.configure(config.logging().format(), config.logging().level(), out, Clock.systemUTC());
         Logger log = LoggerFactory.getLogger(Main.class);
-        log.atInfo().addKeyValue("providers", providers.providers().size())
-                .addKeyValue("proxyNamespace", config.proxyNamespace())
-                .addKeyValue("leaderElect", config.leaderElection().enabled())
-                .addKeyValue("local", config.local())
+        log.atInfo().addKeyValue("providers", providers.names()).addKeyValue("proxyNamespace", config.proxyNamespace())
+                .addKeyValue("leaderElect", config.leaderElection().enabled()).addKeyValue("local", config.local())
                 .log("Configuration loaded");
-        err.println(NAME + ": configuration is valid (" + providers.providers().size()
-                + " providers), but the control loop is not built yet; it lands with the control-loop issue");
-        return EXIT_FAILED;
+        if (config.local()) {
+            err.println(NAME + ": --local is not built yet; it lands with the local-mode issue");
+            return EXIT_FAILED;
+        }
+        try {
+            start(config, providers, identity(env), shutdown);
+            shutdown.await();
+        } catch (StartException e) {
+            log.atError().addKeyValue("error", e.getMessage()).log("Operator failed to start");
+            err.println(NAME + ": " + e.getMessage());
+            shutdown.fail(EXIT_FAILED);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        shutdown.stop();
+        return shutdown.exitCode();
+    }
+
+    /** Builds and starts every component; registers each with {@code shutdown} in reverse stop order. */
+    private static void start(OperatorConfig config, ProviderRegistry providers, String identity, Shutdown shutdown)
+            throws StartException, InterruptedException {
+        KubernetesClient client = shutdown.register(new KubernetesClientBuilder().build());
+        // A thread per callback: a lost lease must be handled even while a start is still running.
+        ExecutorService leaderStart = shutdown.register(Executors.newThreadPerTaskExecutor(
+                Thread.ofPlatform().name("leader-", 0).factory()));
+        ProxyInformers informers = new ProxyInformers(client, config.proxyNamespace());
+        ProxyReconciler reconciler = new ProxyReconciler(new ClusterProxyStore(client, informers), providers,
+                HealthSource.NONE, config.reconcile(), Clock.systemUTC());
+        WorkQueue<ProxyKey> queue = new WorkQueue<>(RateLimiter.defaultControllerLimiter(System::nanoTime),
+                System::nanoTime);
+        ProxyController controller = new ProxyController(reconciler, queue,
+                config.reconcile().maxConcurrentReconciles(), Thread.ofPlatform().name("reconcile-", 0).factory(),
+                DRAIN_TIMEOUT);
+        LeaderElection election = shutdown.register(newLeaderElection(client, config, identity, controller,
+                shutdown, leaderStart));
+        shutdown.register(controller);
+        shutdown.register(informers);
+        if (config.endpoints().health().isPresent()) {
+            HealthEndpoints health = shutdown.register(newHealthEndpoints(config.endpoints().health().get(),
+                    () -> informers.hasSynced() && (!election.isLeader() || controller.workersAlive())));
+            health.start();
+        }
+        awaitSync(informers.start(controller::enqueue), client.getMasterUrl().toString());
+        election.start();
+    }
+
+    /** Leader-only components start when the lease is won; a lost lease ends the process. */
+    private static LeaderElection newLeaderElection(KubernetesClient client, OperatorConfig config, String identity,
+            ProxyController controller, Shutdown shutdown, ExecutorService leaderStart) throws StartException {
+        try {
+            return new LeaderElection(client, config.leaderElection(), identity, controller::start,
+                    () -> shutdown.fail(EXIT_FAILED), leaderStart);
+        } catch (IllegalArgumentException e) {
+            throw new StartException(e.getMessage());
+        }
+    }
+
+    private static HealthEndpoints newHealthEndpoints(InetSocketAddress address, BooleanSupplier ready)
+            throws StartException {
+        try {
+            return new HealthEndpoints(address, ready);
+        } catch (IOException e) {
+            throw new StartException("cannot listen on --health-address " + address + ": " + e.getMessage());
+        }
+    }
+
+    private static void awaitSync(CompletableFuture<Void> synced, String api) throws StartException, InterruptedException {
+        try {
+            synced.get(SYNC_TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+        } catch (ExecutionException e) {
+            throw new StartException("cannot list Proxies and cloud-init Secrets from " + api + " (" + rootCause(e)
+                    + "); is the API server reachable, are the CRDs installed and the RBAC granted?");
+        } catch (TimeoutException e) {
+            throw new StartException("the Kubernetes API at " + api + " did not answer the first list within "
+                    + SYNC_TIMEOUT);
+        }
+    }
+
+    private static String rootCause(Throwable e) {
+        Throwable root = e;
+        while (root.getCause() != null && root.getCause() != root) {
+            root = root.getCause();
+        }
+        Throwable named = e.getCause() != null && e.getCause().getMessage() != null ? e.getCause() : root;
+        return named.getClass().getSimpleName() + (named.getMessage() == null ? "" : ": " + named.getMessage());
+    }
+
+    /** The Lease holder's name: the pod name Kubernetes puts in HOSTNAME, made unique per process. */
+    private static String identity(Map<String, String> env) {
+        String host = env.getOrDefault("HOSTNAME", "egress-proxies-operator");
+        return host + "-" + HexFormat.of().toHexDigits((int) ThreadLocalRandom.current().nextLong());
+    }
+
+    /** The operator cannot start; the message says why in one line. */
+    private static final class StartException extends Exception {
+        StartException(String message) {
+            super(message);
+        }
     }
 
     static String help() {

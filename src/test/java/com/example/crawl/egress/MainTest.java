@@ -30,7 +30,7 @@ class MainTest {
 
     private int run(Map<String, String> env, String... args) {
         return Main.run(List.of(args), env, new PrintStream(out, true, StandardCharsets.UTF_8),
-                new PrintStream(err, true, StandardCharsets.UTF_8));
+                new PrintStream(err, true, StandardCharsets.UTF_8), new Shutdown());
     }
 
     private String err() {
@@ -63,8 +63,8 @@ class MainTest {
     }
 
     @Test
-    void shouldLogConfigurationAsJsonAndSayPlainlyThereIsNothingToRunYet() {
-        assertEquals(1, run(Map.of("DISCOVERY_TOKEN", "t0ken-value"), "--proxy-namespace=crawl"));
+    void shouldLogConfigurationAsJsonAndSayPlainlyThatLocalModeIsNotBuiltYet() {
+        assertEquals(1, run(Map.of("DISCOVERY_TOKEN", "t0ken-value"), "--proxy-namespace=crawl", "--local"));
         String stdout = out.toString(StandardCharsets.UTF_8);
         assertTrue(stdout.startsWith("{\"ts\":"), stdout);
         assertTrue(stdout.contains("\"level\":\"info\""), stdout);
@@ -72,6 +72,6 @@ class MainTest {
         assertTrue(stdout.contains("\"proxyNamespace\":\"crawl\""), stdout);
         assertTrue(!stdout.contains("t0ken-value") && !err().contains("t0ken-value"), "the token is never printed");
         assertEquals(1, err().lines().count(), err());
-        assertTrue(err().contains("the control loop is not built yet"), err());
+        assertTrue(err().contains("--local is not built yet"), err());
     }
 }

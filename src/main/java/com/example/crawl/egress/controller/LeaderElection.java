@@ -1,11 +1,16 @@
 package com.example.crawl.egress.controller;
 
 import com.example.crawl.egress.config.OperatorConfig;
+import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.extended.leaderelection.LeaderCallbacks;
 import io.fabric8.kubernetes.client.extended.leaderelection.LeaderElectionConfigBuilder;
 import io.fabric8.kubernetes.client.extended.leaderelection.LeaderElector;
 import io.fabric8.kubernetes.client.extended.leaderelection.resourcelock.LeaseLock;
+import java.net.HttpURLConnection;
+import java.time.ZoneOffset;
+import java.time.ZonedDateTime;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
@@ -63,6 +68,7 @@ public final class LeaderElection implements AutoCloseable {
     private final AtomicBoolean loggedWaiting = new AtomicBoolean();
     private final AtomicReference<CompletableFuture<?>> contending = new AtomicReference<>();
     private volatile boolean leader;
+    private final KubernetesClient client;
 
     /**
      * Builds the elector; nothing is called on the API until {@link #start()}.
@@ -79,6 +85,7 @@ public final class LeaderElection implements AutoCloseable {
         this.onStartLeading = Objects.requireNonNull(onStartLeading, "onStartLeading");
         this.onLost = Objects.requireNonNull(onLost, "onLost");
         this.executor = Objects.requireNonNull(executor, "executor");
+        this.client = client;
         if (config.enabled()) {
             this.namespace = namespace(config, Objects.requireNonNull(client, "client"));
             this.elector = elector(client);
@@ -153,11 +160,50 @@ public final class LeaderElection implements AutoCloseable {
             return;
         }
         CompletableFuture<?> running = contending.get();
+        boolean wasLeader = leader;
         if (running != null) {
             // fabric8 runs its stop path (release, then onStopLeading) synchronously inside cancel.
             running.cancel(true);
         }
         leader = false;
+        if (wasLeader && elector != null) {
+            releaseAgainIfRenewed();
+        }
+    }
+
+    /**
+     * fabric8's release keeps our identity as holder, so a renewal that was in flight when it
+     * released reads the released Lease, finds itself the holder and renews it for a full lease
+     * duration. Seen under load in LeaderElectionIT. This waits one retry period, which is longer
+     * than a renewal in flight takes, checks once more and cuts the lease again, with the Lease's
+     * resourceVersion, so it never overwrites another holder. Costs shutdown one retry period.
+     */
+    private void releaseAgainIfRenewed() {
+        try {
+            Thread.sleep(config.retryPeriod());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return;
+        }
+        for (int attempt = 0; attempt < 3; attempt++) {
+            try {
+                Lease lease = client.leases().inNamespace(namespace).withName(config.id()).get();
+                if (lease == null || !identity.equals(lease.getSpec().getHolderIdentity())
+                        || Integer.valueOf(1).equals(lease.getSpec().getLeaseDurationSeconds())) {
+                    return;
+                }
+                lease.getSpec().setLeaseDurationSeconds(1);
+                lease.getSpec().setRenewTime(ZonedDateTime.now(ZoneOffset.UTC));
+                client.resource(lease).update();
+                return;
+            } catch (KubernetesClientException e) {
+                if (e.getCode() != HttpURLConnection.HTTP_CONFLICT) {
+                    withLease(log.atWarn()).addKeyValue("error", e.getMessage())
+                            .log("Could not release leader lease; another replica takes over when it expires");
+                    return;
+                }
+            }
+        }
     }
 
     // The three callbacks below run on fabric8's thread, under its elector's lock, one at a time.
