@@ -1,5 +1,6 @@
 package com.example.crawl.egress.api;
 
+import com.fasterxml.jackson.annotation.JsonIgnore;
 import java.time.Instant;
 
 /**
@@ -29,10 +30,12 @@ public record Condition(
                 message);
     }
 
+    @JsonIgnore // a helper, not a field: without this Jackson would write "true": ... into status
     public boolean isTrue() {
         return TRUE.equals(status);
     }
 
+    @JsonIgnore
     public boolean isFalse() {
         return FALSE.equals(status);
     }

@@ -1,0 +1,49 @@
+package com.example.crawl.egress.controller;
+
+import com.example.crawl.egress.config.OperatorConfig;
+import com.example.crawl.egress.provider.Provider;
+import com.example.crawl.egress.queue.RateLimiter;
+import com.example.crawl.egress.queue.WorkQueue;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The control loop wired as {@code Main} wires it (informers, cluster store, reconciler, work
+ * queue, workers) against any API server, with one provider named {@code fake}. For ITs and the
+ * control-loop benchmark.
+ */
+final class ControlLoop implements AutoCloseable {
+
+    final ProxyInformers informers;
+    final ProxyController controller;
+
+    ControlLoop(KubernetesClient client, Provider provider, OperatorConfig.Reconcile intervals, HealthSource health) {
+        informers = new ProxyInformers(client, "");
+        ProxyReconciler reconciler = new ProxyReconciler(new ClusterProxyStore(client, informers),
+                Rig.registry(provider), health, intervals, Clock.systemUTC());
+        WorkQueue<ProxyKey> queue = new WorkQueue<>(RateLimiter.defaultControllerLimiter(System::nanoTime),
+                System::nanoTime);
+        controller = new ProxyController(reconciler, queue, intervals.maxConcurrentReconciles(),
+                Thread.ofPlatform().name("reconcile-", 0).factory(), Duration.ofSeconds(10));
+    }
+
+    /** Starts the informers, waits for their first list, then starts the workers. */
+    ControlLoop start() throws Exception {
+        informers.start(controller::enqueue).get(30, TimeUnit.SECONDS);
+        controller.start();
+        return this;
+    }
+
+    /**
+     * Drains the workers before stopping the informers, unlike {@code Main}: the fabric8 mock server
+     * can leave a write unanswered when a watch on the same resource closes while it is being
+     * served, and the drain would then wait out its timeout.
+     */
+    @Override
+    public void close() throws InterruptedException {
+        controller.close();
+        informers.close();
+    }
+}
