@@ -20,8 +20,18 @@ final class HealthEndpoints implements AutoCloseable {
     private final HttpServer server;
     private final ExecutorService executor = Executors.newVirtualThreadPerTaskExecutor();
 
+    /**
+     * @param address where to listen; a host the config left unresolved is resolved here, at
+     *                bind time
+     */
     HealthEndpoints(InetSocketAddress address, BooleanSupplier ready) throws IOException {
-        server = HttpServer.create(address, 0);
+        InetSocketAddress bind = address.isUnresolved()
+                ? new InetSocketAddress(address.getHostString(), address.getPort())
+                : address;
+        if (bind.isUnresolved()) {
+            throw new IOException("cannot resolve host " + address.getHostString());
+        }
+        server = HttpServer.create(bind, 0);
         server.setExecutor(executor);
         server.createContext("/healthz", exchange -> answer(exchange, true));
         server.createContext("/readyz", exchange -> answer(exchange, ready.getAsBoolean()));

@@ -149,7 +149,8 @@ public final class Main {
         try {
             return new HealthEndpoints(address, ready);
         } catch (IOException e) {
-            throw new StartException("cannot listen on --health-address " + address + ": " + e.getMessage());
+            throw new StartException("cannot listen on --health-address " + address.getHostString() + ":"
+                    + address.getPort() + ": " + e.getMessage());
         }
     }
 

@@ -57,6 +57,8 @@ class LayeringTest {
         assertEquals(1, check(source(BASE + ".provider", "import " + BASE + ".controller.ProxyReconciler;")).size());
         assertEquals(1, check(source(BASE + ".provider", "import " + BASE + ".provider.kvm.KvmProvider;")).size());
         assertEquals(0, check(source(BASE + ".provider", "import " + BASE + ".config.ProviderConfig;")).size());
+        assertEquals(1, check(source(BASE + ".controller", "import " + BASE + ".provider.gcp.GceProvider;")).size());
+        assertEquals(0, check(source(BASE + ".controller", "import " + BASE + ".provider.Provider;")).size());
         assertEquals(0, check(source(BASE + ".provider.gcp", "import " + BASE + ".provider.Provider; /* "
                 + BASE + ".provider.kvm.X */")).size());
     }
@@ -100,6 +102,10 @@ class LayeringTest {
         if (pkg.equals(BASE + ".provider") && (dep.startsWith(BASE + ".controller.")
                 || PROVIDERS.stream().anyMatch(p -> dep.startsWith(BASE + ".provider." + p + ".")))) {
             return "the provider contract imports neither the controller nor a concrete provider";
+        }
+        if (pkg.equals(BASE + ".controller")
+                && PROVIDERS.stream().anyMatch(p -> dep.startsWith(BASE + ".provider." + p + "."))) {
+            return "the controller talks to backends only through the provider contract";
         }
         for (String provider : PROVIDERS) {
             String own = BASE + ".provider." + provider;

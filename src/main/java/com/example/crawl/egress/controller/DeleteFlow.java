@@ -1,5 +1,7 @@
 package com.example.crawl.egress.controller;
 
+import com.example.crawl.egress.api.Condition;
+import com.example.crawl.egress.api.Conditions;
 import com.example.crawl.egress.api.Proxy;
 import com.example.crawl.egress.api.Reason;
 import com.example.crawl.egress.config.OperatorConfig;
@@ -82,7 +84,11 @@ final class DeleteFlow {
             return Outcome.DONE;
         }
         provider.delete(providerID);
-        LOG.atInfo().addKeyValue("providerID", providerID).log("Deleting instance");
+        boolean first = Conditions.find(pass.status().conditions(), Condition.PROVISIONED)
+                .filter(c -> c.hasReason(Reason.Deleting)).isEmpty();
+        if (first) {
+            LOG.atInfo().addKeyValue("providerID", providerID).log("Deleting instance");
+        }
         pass.clearAddress();
         pass.provisioned(false, Reason.Deleting, "deleting instance " + providerID);
         return Outcome.after(intervals.deletionPoll());

@@ -203,7 +203,9 @@ public final class ProxyReconciler {
             return create(pass, provider, cloudInit, hash);
         }
         provider.delete(providerID);
-        LOG.atInfo().addKeyValue("providerID", providerID).log("Replacing instance; deleting the old one first");
+        if (!replacing(pass)) {
+            LOG.atInfo().addKeyValue("providerID", providerID).log("Replacing instance; deleting the old one first");
+        }
         pass.clearAddress();
         pass.provisioned(false, Reason.Replacing, "spec changed; deleting instance " + providerID + " to replace it");
         return Outcome.after(intervals.deletionPoll());
@@ -230,8 +232,10 @@ public final class ProxyReconciler {
             case Stopped, Terminated -> {
                 // Instances are cattle: one that stopped is deleted, and a new one replaces it.
                 provider.delete(id);
-                LOG.atInfo().addKeyValue("providerID", id).addKeyValue("state", instance.state())
-                        .log("Instance stopped; deleting it to create a new one");
+                if (!replacing(pass)) {
+                    LOG.atInfo().addKeyValue("providerID", id).addKeyValue("state", instance.state())
+                            .log("Instance stopped; deleting it to create a new one");
+                }
                 pass.clearAddress();
                 pass.provisioned(false, Reason.Replacing, "instance " + id + " is " + instance.state()
                         + "; deleting it to create a new one");
@@ -239,6 +243,12 @@ public final class ProxyReconciler {
             }
         }
         throw new AssertionError(instance.state());
+    }
+
+    /** Whether an earlier pass already started this replacement (its polls log nothing new). */
+    private static boolean replacing(Pass pass) {
+        return Conditions.find(pass.status().conditions(), Condition.PROVISIONED)
+                .filter(c -> c.hasReason(Reason.Replacing)).isPresent();
     }
 
     private Outcome providerFailure(Pass pass, ProviderException e) {

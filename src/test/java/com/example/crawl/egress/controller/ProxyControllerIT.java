@@ -18,6 +18,7 @@ import com.example.crawl.egress.config.OperatorConfig;
 import com.example.crawl.egress.provider.CreateRequest;
 import com.example.crawl.egress.provider.FakeProvider;
 import com.example.crawl.egress.provider.FakeProvider.Op;
+import com.example.crawl.egress.provider.ForwardingProvider;
 import com.example.crawl.egress.provider.Instance;
 import com.example.crawl.egress.provider.Provider;
 import com.example.crawl.egress.provider.ProviderException;
@@ -360,34 +361,5 @@ class ProxyControllerIT {
     private static boolean hasReason(Proxy p, Reason reason) {
         return Conditions.find(status(p).conditions(), Condition.PROVISIONED).map(c -> c.hasReason(reason))
                 .orElse(false);
-    }
-
-    /** Passes every call through; a test overrides the one it wants to change. */
-    private static class ForwardingProvider implements Provider {
-        private final Provider delegate;
-
-        ForwardingProvider(Provider delegate) {
-            this.delegate = delegate;
-        }
-
-        @Override
-        public Instance create(CreateRequest req) throws ProviderException {
-            return delegate.create(req);
-        }
-
-        @Override
-        public Instance get(String providerID) throws ProviderException {
-            return delegate.get(providerID);
-        }
-
-        @Override
-        public void delete(String providerID) throws ProviderException {
-            delegate.delete(providerID);
-        }
-
-        @Override
-        public List<Instance> listByTag() throws ProviderException {
-            return delegate.listByTag();
-        }
     }
 }

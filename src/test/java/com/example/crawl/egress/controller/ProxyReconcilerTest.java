@@ -21,6 +21,7 @@ import com.example.crawl.egress.api.SpecHash;
 import com.example.crawl.egress.provider.CreateRequest;
 import com.example.crawl.egress.provider.FakeProvider;
 import com.example.crawl.egress.provider.FakeProvider.Op;
+import com.example.crawl.egress.provider.ForwardingProvider;
 import com.example.crawl.egress.provider.Instance;
 import com.example.crawl.egress.provider.Provider;
 import com.example.crawl.egress.provider.ProviderException;
@@ -404,33 +405,20 @@ class ProxyReconcilerTest {
     }
 
     /** Creates, then fails once as if the operator had crashed before recording the instance. */
-    private record CrashAfterCreate(Provider delegate, AtomicBoolean crashed) implements Provider {
+    private static final class CrashAfterCreate extends ForwardingProvider {
+        private final AtomicBoolean crashed = new AtomicBoolean();
+
         CrashAfterCreate(Provider delegate) {
-            this(delegate, new AtomicBoolean());
+            super(delegate);
         }
 
         @Override
         public Instance create(CreateRequest req) throws ProviderException {
-            Instance made = delegate.create(req);
+            Instance made = super.create(req);
             if (crashed.compareAndSet(false, true)) {
                 throw new ProviderException.Transient("operator crashed after create");
             }
             return made;
-        }
-
-        @Override
-        public Instance get(String providerID) throws ProviderException {
-            return delegate.get(providerID);
-        }
-
-        @Override
-        public void delete(String providerID) throws ProviderException {
-            delegate.delete(providerID);
-        }
-
-        @Override
-        public List<Instance> listByTag() throws ProviderException {
-            return delegate.listByTag();
         }
     }
 

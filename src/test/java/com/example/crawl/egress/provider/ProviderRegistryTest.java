@@ -152,11 +152,12 @@ class ProviderRegistryTest {
     }
 
     /** A decorator's result: a provider that is not a Checker, whatever it wraps. */
-    private static class Wrapped implements Provider {
+    private static class Wrapped extends ForwardingProvider {
         private final String label;
         private final Provider inner;
 
         Wrapped(String label, Provider inner) {
+            super(inner);
             this.label = label;
             this.inner = inner;
         }
@@ -167,26 +168,6 @@ class ProviderRegistryTest {
 
         Provider inner() {
             return inner;
-        }
-
-        @Override
-        public Instance create(CreateRequest req) throws ProviderException {
-            return inner.create(req);
-        }
-
-        @Override
-        public Instance get(String providerID) throws ProviderException {
-            return inner.get(providerID);
-        }
-
-        @Override
-        public void delete(String providerID) throws ProviderException {
-            inner.delete(providerID);
-        }
-
-        @Override
-        public List<Instance> listByTag() throws ProviderException {
-            return inner.listByTag();
         }
     }
 

@@ -1,0 +1,110 @@
+package com.example.crawl.egress.controller;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.example.crawl.egress.api.Condition;
+import com.example.crawl.egress.api.Conditions;
+import com.example.crawl.egress.api.Phase;
+import com.example.crawl.egress.api.Proxy;
+import com.example.crawl.egress.api.ProxySpec;
+import com.example.crawl.egress.api.Reason;
+import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
+import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The shaded jar run as users run it, against the mock API server: it reconciles, answers its
+ * probes, and on SIGTERM shuts down in order and releases its lease.
+ */
+class OperatorJarIT {
+
+    private static final Path JAR = Path.of("target/egress-proxies-operator.jar");
+    private static final Duration WAIT = Duration.ofSeconds(30);
+
+    @Test
+    void shouldReconcileServeProbesAndReleaseTheLeaseOnSigterm() throws Exception {
+        try (MockCluster cluster = MockCluster.start()) {
+            int healthPort = freePort();
+            Path out = Files.createTempFile("operator", ".out");
+            ProcessBuilder pb = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                    "-jar", JAR.toString(), "--health-address=127.0.0.1:" + healthPort, "--metrics-address=0",
+                    "--leader-election-namespace=ops", "--leader-election-lease-duration=4s",
+                    "--leader-election-renew-deadline=3s", "--leader-election-retry-period=500ms")
+                    .redirectErrorStream(true).redirectOutput(out.toFile());
+            pb.environment().remove("JAVA_TOOL_OPTIONS");
+            pb.environment().put("DISCOVERY_TOKEN", "t");
+            pb.environment().put("KUBERNETES_MASTER", cluster.client().getMasterUrl().toString());
+            pb.environment().put("KUBERNETES_AUTH_TRYKUBECONFIG", "false");
+            pb.environment().put("KUBERNETES_NAMESPACE", "ops");
+            Process operator = pb.start();
+            try {
+                Proxy p = new Proxy();
+                p.setMetadata(new ObjectMetaBuilder().withNamespace("crawl").withName("p1").build());
+                p.setSpec(new ProxySpec(null, "gcp-eu", null, null, null, null, null, null, null, null, null));
+                cluster.client().resource(p).create();
+
+                MockCluster.await(WAIT, () -> phase(cluster) == Phase.Failed);
+                Condition provisioned = Conditions.find(get(cluster).getStatus().conditions(), Condition.PROVISIONED)
+                        .orElseThrow();
+                assertTrue(provisioned.hasReason(Reason.UnknownProvider), provisioned.toString());
+                assertTrue(get(cluster).getMetadata().getFinalizers().contains(Proxy.FINALIZER));
+                assertEquals(200, status(healthPort, "/readyz"));
+                assertEquals(200, status(healthPort, "/healthz"));
+                assertTrue(holder(cluster).startsWith(System.getenv().getOrDefault("HOSTNAME", "egress-proxies-operator")),
+                        holder(cluster));
+
+                operator.destroy(); // SIGTERM
+                assertTrue(operator.waitFor(WAIT.toSeconds(), TimeUnit.SECONDS), "did not stop on SIGTERM");
+            } finally {
+                operator.destroyForcibly();
+            }
+            String log = Files.readString(out, StandardCharsets.UTF_8);
+            assertTrue(log.contains("\"msg\":\"Shutting down\""), log);
+            assertTrue(log.contains("\"msg\":\"Stopped leading\""), log);
+            Lease lease = cluster.client().leases().inNamespace("ops").withName("egress-proxies-operator").get();
+            assertEquals(1, lease.getSpec().getLeaseDurationSeconds(), "released on shutdown");
+            List<String> errors = log.lines().filter(l -> l.contains("\"level\":\"error\"")).toList();
+            assertEquals(List.of(), errors);
+        }
+    }
+
+    private static Proxy get(MockCluster cluster) {
+        return cluster.client().resources(Proxy.class).inNamespace("crawl").withName("p1").get();
+    }
+
+    private static Phase phase(MockCluster cluster) {
+        Proxy p = get(cluster);
+        return p == null || p.getStatus() == null ? null : p.getStatus().phase();
+    }
+
+    private static String holder(MockCluster cluster) {
+        Lease lease = cluster.client().leases().inNamespace("ops").withName("egress-proxies-operator").get();
+        return lease == null ? "" : lease.getSpec().getHolderIdentity();
+    }
+
+    private static int status(int port, String path) throws IOException, InterruptedException {
+        try (HttpClient http = HttpClient.newHttpClient()) {
+            return http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path)).build(),
+                    HttpResponse.BodyHandlers.discarding()).statusCode();
+        }
+    }
+
+    private static int freePort() throws IOException {
+        try (ServerSocket s = new ServerSocket(0)) {
+            return s.getLocalPort();
+        }
+    }
+}
