@@ -1,7 +1,5 @@
 package com.example.crawl.egress.controller;
 
-import com.example.crawl.egress.api.Condition;
-import com.example.crawl.egress.api.Conditions;
 import com.example.crawl.egress.api.Proxy;
 import com.example.crawl.egress.api.Reason;
 import com.example.crawl.egress.config.OperatorConfig;
@@ -84,9 +82,7 @@ final class DeleteFlow {
             return Outcome.DONE;
         }
         provider.delete(providerID);
-        boolean first = Conditions.find(pass.status().conditions(), Condition.PROVISIONED)
-                .filter(c -> c.hasReason(Reason.Deleting)).isEmpty();
-        if (first) {
+        if (!pass.provisionedBecause(Reason.Deleting)) {
             LOG.atInfo().addKeyValue("providerID", providerID).log("Deleting instance");
         }
         pass.clearAddress();

@@ -1,6 +1,7 @@
 package com.example.crawl.egress.controller;
 
 import com.example.crawl.egress.api.Condition;
+import com.example.crawl.egress.api.Conditions;
 import com.example.crawl.egress.api.Phase;
 import com.example.crawl.egress.api.Proxy;
 import com.example.crawl.egress.api.ProxySpec;
@@ -12,6 +13,7 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.function.UnaryOperator;
 
 /**
@@ -77,6 +79,16 @@ final class Pass {
     /** Stages the {@code Provisioned} condition. */
     void provisioned(boolean status, Reason reason, String message) {
         stage(s -> s.withCondition(Condition.of(Condition.PROVISIONED, status, generation(), reason, message, now)));
+    }
+
+    /** The staged {@code Provisioned} condition, if any. */
+    Optional<Condition> provisioned() {
+        return Conditions.find(staged.conditions(), Condition.PROVISIONED);
+    }
+
+    /** Whether the staged {@code Provisioned} condition carries {@code reason}. */
+    boolean provisionedBecause(Reason reason) {
+        return provisioned().filter(c -> c.hasReason(reason)).isPresent();
     }
 
     /** Stages "no instance address": the ip and every health field describing it go. */

@@ -143,10 +143,8 @@ public final class ProxyReconciler {
      * generation), so a request that cannot succeed is not repeated.
      */
     private static boolean latched(Pass pass) {
-        return Conditions.find(pass.status().conditions(), Condition.PROVISIONED)
-                .filter(c -> c.hasReason(Reason.PermanentError))
-                .filter(c -> c.observedGeneration() != null && c.observedGeneration() == pass.generation())
-                .isPresent();
+        return pass.provisionedBecause(Reason.PermanentError)
+                && pass.provisioned().map(Condition::observedGeneration).filter(g -> g == pass.generation()).isPresent();
     }
 
     private Outcome converge(Pass pass, Provider provider, String cloudInit, String hash)
@@ -203,7 +201,7 @@ public final class ProxyReconciler {
             return create(pass, provider, cloudInit, hash);
         }
         provider.delete(providerID);
-        if (!replacing(pass)) {
+        if (!pass.provisionedBecause(Reason.Replacing)) {
             LOG.atInfo().addKeyValue("providerID", providerID).log("Replacing instance; deleting the old one first");
         }
         pass.clearAddress();
@@ -213,42 +211,39 @@ public final class ProxyReconciler {
 
     private Outcome observe(Pass pass, Provider provider, Instance instance) throws ProviderException {
         String id = instance.providerID();
-        switch (instance.state()) {
-            case Running -> {
-                if (instance.ip() != null) {
-                    pass.stage(s -> s.withIp(instance.ip()));
-                    pass.provisioned(true, Reason.Created, "instance " + id + " is running at " + instance.ip());
-                    applyHealth(pass, instance.ip());
-                    return Outcome.after(intervals.driftPoll());
-                }
-                pass.provisioned(false, Reason.Provisioning, "instance " + id + " is running but has no address yet");
-                return Outcome.after(intervals.provisioningPoll());
-            }
+        return switch (instance.state()) {
+            case Running -> instance.ip() == null
+                    ? starting(pass, "instance " + id + " is running but has no address yet")
+                    : running(pass, instance);
             case Provisioning -> {
                 pass.clearAddress();
-                pass.provisioned(false, Reason.Provisioning, "instance " + id + " is starting");
-                return Outcome.after(intervals.provisioningPoll());
+                yield starting(pass, "instance " + id + " is starting");
             }
             case Stopped, Terminated -> {
                 // Instances are cattle: one that stopped is deleted, and a new one replaces it.
                 provider.delete(id);
-                if (!replacing(pass)) {
+                if (!pass.provisionedBecause(Reason.Replacing)) {
                     LOG.atInfo().addKeyValue("providerID", id).addKeyValue("state", instance.state())
                             .log("Instance stopped; deleting it to create a new one");
                 }
                 pass.clearAddress();
                 pass.provisioned(false, Reason.Replacing, "instance " + id + " is " + instance.state()
                         + "; deleting it to create a new one");
-                return Outcome.after(intervals.deletionPoll());
+                yield Outcome.after(intervals.deletionPoll());
             }
-        }
-        throw new AssertionError(instance.state());
+        };
     }
 
-    /** Whether an earlier pass already started this replacement (its polls log nothing new). */
-    private static boolean replacing(Pass pass) {
-        return Conditions.find(pass.status().conditions(), Condition.PROVISIONED)
-                .filter(c -> c.hasReason(Reason.Replacing)).isPresent();
+    private Outcome running(Pass pass, Instance instance) {
+        pass.stage(s -> s.withIp(instance.ip()));
+        pass.provisioned(true, Reason.Created, "instance " + instance.providerID() + " is running at " + instance.ip());
+        applyHealth(pass, instance.ip());
+        return Outcome.after(intervals.driftPoll());
+    }
+
+    private Outcome starting(Pass pass, String message) {
+        pass.provisioned(false, Reason.Provisioning, message);
+        return Outcome.after(intervals.provisioningPoll());
     }
 
     private Outcome providerFailure(Pass pass, ProviderException e) {

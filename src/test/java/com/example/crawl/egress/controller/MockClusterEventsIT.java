@@ -23,8 +23,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 
 /** What informers see through the mock: the event stream the control loop turns into keys. */
@@ -32,19 +31,9 @@ class MockClusterEventsIT {
 
     private static final String LABEL = Proxy.CLOUD_INIT_SECRET_LABEL;
 
-    private MockCluster cluster;
-    private KubernetesClient client;
-
-    @BeforeEach
-    void start() {
-        cluster = MockCluster.start();
-        client = cluster.client();
-    }
-
-    @AfterEach
-    void stop() {
-        cluster.close();
-    }
+    @AutoClose
+    private final MockCluster cluster = MockCluster.start();
+    private final KubernetesClient client = cluster.client();
 
     /** Informer callbacks as {@code "add name"}, {@code "update name"}, {@code "delete name"}, in order. */
     static final class Events implements ResourceEventHandler<HasMetadata> {

@@ -29,8 +29,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Consumer;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -45,19 +44,9 @@ class MockClusterIT {
     static final String NS = "crawl";
     static final Duration BOUND = Duration.ofSeconds(10);
 
-    private MockCluster cluster;
-    private KubernetesClient client;
-
-    @BeforeEach
-    void start() {
-        cluster = MockCluster.start();
-        client = cluster.client();
-    }
-
-    @AfterEach
-    void stop() {
-        cluster.close();
-    }
+    @AutoClose
+    private final MockCluster cluster = MockCluster.start();
+    private final KubernetesClient client = cluster.client();
 
     static Proxy proxy(String namespace, String name, String... finalizers) {
         Proxy p = new Proxy();

@@ -16,8 +16,7 @@ import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -30,19 +29,9 @@ class MockClusterPatchIT {
     private static final String REMOVE_FIRST_AT = "[{\"op\":\"replace\",\"path\":\"/metadata/resourceVersion\","
             + "\"value\":\"%s\"},{\"op\":\"remove\",\"path\":\"/metadata/finalizers/0\"}]";
 
-    private MockCluster cluster;
-    private KubernetesClient client;
-
-    @BeforeEach
-    void start() {
-        cluster = MockCluster.start();
-        client = cluster.client();
-    }
-
-    @AfterEach
-    void stop() {
-        cluster.close();
-    }
+    @AutoClose
+    private final MockCluster cluster = MockCluster.start();
+    private final KubernetesClient client = cluster.client();
 
     private Resource<Proxy> px(String name) {
         return client.resources(Proxy.class).inNamespace(NS).withName(name);

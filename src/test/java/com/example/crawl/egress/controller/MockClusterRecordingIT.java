@@ -20,8 +20,7 @@ import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import java.time.Duration;
 import java.util.List;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 
 /** The fixture's own contract: what it records and how injected failures behave. */
@@ -29,19 +28,9 @@ class MockClusterRecordingIT {
 
     private static final String PATH = "/apis/crawl.example.com/v1alpha1/namespaces/" + NS + "/proxies/p";
 
-    private MockCluster cluster;
-    private KubernetesClient client;
-
-    @BeforeEach
-    void start() {
-        cluster = MockCluster.start();
-        client = cluster.client();
-    }
-
-    @AfterEach
-    void stop() {
-        cluster.close();
-    }
+    @AutoClose
+    private final MockCluster cluster = MockCluster.start();
+    private final KubernetesClient client = cluster.client();
 
     private static List<String> lines(List<Request> requests) {
         return requests.stream().map(Request::toString).toList();

@@ -18,7 +18,6 @@ import com.example.crawl.egress.config.OperatorConfig;
 import com.example.crawl.egress.provider.CreateRequest;
 import com.example.crawl.egress.provider.FakeProvider;
 import com.example.crawl.egress.provider.FakeProvider.Op;
-import com.example.crawl.egress.provider.ForwardingProvider;
 import com.example.crawl.egress.provider.Instance;
 import com.example.crawl.egress.provider.Provider;
 import com.example.crawl.egress.provider.ProviderException;
@@ -33,7 +32,6 @@ import java.util.Base64;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Predicate;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -208,21 +206,12 @@ class ProxyControllerIT {
 
     @Test
     void shouldAdoptRatherThanDuplicateAfterACrashBetweenCreateAndStatusWrite() throws Exception {
-        AtomicBoolean crashed = new AtomicBoolean();
-        loop(new ForwardingProvider(provider) {
-            @Override
-            public Instance create(CreateRequest req) throws ProviderException {
-                Instance made = super.create(req);
-                if (crashed.compareAndSet(false, true)) {
-                    throw new ProviderException.Transient("simulated crash after create");
-                }
-                return made;
-            }
-        });
+        CrashAfterCreate crashing = new CrashAfterCreate(provider);
+        loop(crashing);
         create("p1", spec("squid:1"));
 
         awaitProxy("p1", p -> status(p).providerID() != null);
-        assertTrue(crashed.get());
+        assertTrue(crashing.crashed());
         assertEquals(1, provider.instances().size(), "adopted by name, not duplicated");
         assertEquals(provider.instances().getFirst().providerID(), status(get("p1")).providerID());
     }

@@ -18,17 +18,15 @@ import com.example.crawl.egress.api.ProxySpec;
 import com.example.crawl.egress.api.ProxyStatus;
 import com.example.crawl.egress.api.Reason;
 import com.example.crawl.egress.api.SpecHash;
-import com.example.crawl.egress.provider.CreateRequest;
 import com.example.crawl.egress.provider.FakeProvider;
 import com.example.crawl.egress.provider.FakeProvider.Op;
-import com.example.crawl.egress.provider.ForwardingProvider;
 import com.example.crawl.egress.provider.Instance;
-import com.example.crawl.egress.provider.Provider;
+import com.example.crawl.egress.provider.InstanceState;
 import com.example.crawl.egress.provider.ProviderException;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
 class ProxyReconcilerTest {
@@ -163,7 +161,7 @@ class ProxyReconcilerTest {
         assertEquals(Outcome.DONE, rig.reconcile(key));
 
         assertEquals(1, rig.provider.calls(Op.DELETE));
-        assertEquals(InstanceStateIs.TERMINATED, InstanceStateIs.of(rig.provider, id));
+        assertEquals(Optional.of(InstanceState.Terminated), rig.provider.find(id).map(Instance::state));
         assertTrue(rig.store.stored(key).isEmpty());
     }
 
@@ -225,7 +223,7 @@ class ProxyReconcilerTest {
 
     @Test
     void shouldAdoptTheInstanceACrashedCreateLeftBehind() {
-        Rig crashing = new Rig(p -> new CrashAfterCreate(p));
+        Rig crashing = new Rig(CrashAfterCreate::new);
         ProxyKey key = crashing.create("p1", Rig.managed());
 
         assertInstanceOf(Outcome.Failed.class, crashing.reconcile(key));
@@ -402,33 +400,5 @@ class ProxyReconcilerTest {
 
     private static List<String> ids(List<Instance> instances) {
         return instances.stream().map(Instance::providerID).toList();
-    }
-
-    /** Creates, then fails once as if the operator had crashed before recording the instance. */
-    private static final class CrashAfterCreate extends ForwardingProvider {
-        private final AtomicBoolean crashed = new AtomicBoolean();
-
-        CrashAfterCreate(Provider delegate) {
-            super(delegate);
-        }
-
-        @Override
-        public Instance create(CreateRequest req) throws ProviderException {
-            Instance made = super.create(req);
-            if (crashed.compareAndSet(false, true)) {
-                throw new ProviderException.Transient("operator crashed after create");
-            }
-            return made;
-        }
-    }
-
-    /** Reads an instance's state without counting a provider call. */
-    private enum InstanceStateIs {
-        TERMINATED, OTHER, ABSENT;
-
-        static InstanceStateIs of(FakeProvider provider, String id) {
-            return provider.find(id).map(i -> i.state() == com.example.crawl.egress.provider.InstanceState.Terminated
-                    ? TERMINATED : OTHER).orElse(ABSENT);
-        }
     }
 }
