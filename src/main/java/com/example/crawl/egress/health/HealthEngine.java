@@ -1,0 +1,351 @@
+package com.example.crawl.egress.health;
+
+import com.example.crawl.egress.api.Proxy;
+import com.example.crawl.egress.config.OperatorConfig;
+import com.example.crawl.egress.controller.HealthSource;
+import com.example.crawl.egress.controller.HealthVerdict;
+import com.example.crawl.egress.controller.ProxyKey;
+import com.example.crawl.egress.queue.NanoClock;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.PriorityQueue;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Consumer;
+import java.util.function.Supplier;
+import java.util.random.RandomGenerator;
+
+/**
+ * Probes every proxy that has an address, once per its {@code periodSeconds}, and keeps a
+ * verdict per proxy that flips only after {@code successThreshold} or {@code failureThreshold}
+ * consecutive results.
+ *
+ * <p>One platform thread runs the schedule: every second (a tick) it lists the proxies from the
+ * informer cache and plans the probes due before the next tick; between ticks it starts each
+ * planned probe at its due time, on a virtual thread, if one of {@code --max-concurrent-probes}
+ * permits is free. A probe that finds no permit waits, in due order, for the next one released,
+ * so a fleet of dead proxies slows every probe a little rather than starving some. A proxy is
+ * never probed twice at once.
+ *
+ * <p>Results are applied under one lock. When the verdict that status should show changes (see
+ * {@link ProxyHealth#apply}), the engine publishes it, for {@link #verdict}, and hands the key to
+ * the listener (the reconcile queue); if the listener throws, the key counts as not reported and
+ * the next probe reports it again. The engine never writes status itself.
+ *
+ * <p>Thread-safe. {@link #start} once; {@link #close} is idempotent and does not wait for probes
+ * in flight (each ends by its own deadline; its result is then dropped).
+ */
+public final class HealthEngine implements HealthSource, AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(HealthEngine.class);
+    static final Duration TICK = Duration.ofSeconds(1);
+
+    /** The engine's sources of time, threads and chance; tests replace them. */
+    record Seams(Clock clock, NanoClock nanos, Executor probeThreads, RandomGenerator random) {
+        static Seams system() {
+            var threads = Thread.ofVirtual().name("health-probe-", 0).factory();
+            return new Seams(Clock.systemUTC(), NanoClock.system(), r -> threads.newThread(r).start(),
+                    ThreadLocalRandom.current());
+        }
+    }
+
+    /** One planned probe. {@code state} is compared by identity: a replaced state drops the job. */
+    private record Job(ProxyKey key, ProxyHealth state, ProbeTarget target, long due) { }
+
+    private final Supplier<? extends Collection<Proxy>> proxies;
+    private final Prober prober;
+    private final Consumer<ProxyKey> listener;
+    private final OperatorConfig.Probes config;
+    private final ProbeRecorder recorder;
+    private final Seams seams;
+    private final Semaphore permits;
+
+    private final ReentrantLock lock = new ReentrantLock();
+    private final Condition wake = lock.newCondition();
+    private final Map<ProxyKey, ProxyHealth> states = new HashMap<>(); // guarded by lock
+    private final PriorityQueue<Job> planned =
+            new PriorityQueue<>((a, b) -> Long.signum(a.due() - b.due())); // guarded by lock
+    private boolean signalled; // guarded by lock
+    private boolean closed; // guarded by lock
+    private Thread scheduler; // guarded by lock
+    private final Map<ProxyKey, HealthVerdict> published = new ConcurrentHashMap<>();
+
+    /**
+     * @param proxies  the proxies to probe, listed from the informer cache on every tick
+     * @param prober   sends one probe
+     * @param listener receives the key of a proxy whose reported verdict changed; must not block
+     * @param config   default probe URL, concurrency limit, latency report interval
+     * @param recorder receives every probe, for metrics
+     */
+    public HealthEngine(Supplier<? extends Collection<Proxy>> proxies, Prober prober, Consumer<ProxyKey> listener,
+            OperatorConfig.Probes config, ProbeRecorder recorder) {
+        this(proxies, prober, listener, config, recorder, Seams.system());
+    }
+
+    HealthEngine(Supplier<? extends Collection<Proxy>> proxies, Prober prober, Consumer<ProxyKey> listener,
+            OperatorConfig.Probes config, ProbeRecorder recorder, Seams seams) {
+        this.proxies = proxies;
+        this.prober = prober;
+        this.listener = listener;
+        this.config = config;
+        this.recorder = recorder;
+        this.seams = seams;
+        this.permits = new Semaphore(config.maxConcurrent());
+    }
+
+    /** The verdict last reported for {@code key}. Never blocks. */
+    @Override
+    public Optional<HealthVerdict> verdict(ProxyKey key) {
+        return Optional.ofNullable(published.get(key));
+    }
+
+    /** Starts the scheduling thread. */
+    public void start() {
+        lock.lock();
+        try {
+            if (scheduler != null || closed) {
+                throw new IllegalStateException("health engine already started or closed");
+            }
+            scheduler = Thread.ofPlatform().name("health-engine").daemon().start(this::run);
+        } finally {
+            lock.unlock();
+        }
+        LOG.atInfo().addKeyValue("maxConcurrentProbes", config.maxConcurrent()).log("Started health engine");
+    }
+
+    @Override
+    public void close() {
+        Thread t;
+        lock.lock();
+        try {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            wake.signalAll();
+            t = scheduler;
+        } finally {
+            lock.unlock();
+        }
+        if (t != null) {
+            try {
+                t.join(TICK.toMillis());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    private void run() {
+        long tickNanos = TICK.toNanos();
+        long nextTick = seams.nanos().nanoTime();
+        while (true) {
+            long now = seams.nanos().nanoTime();
+            if (now - nextTick >= 0) {
+                tickSafely();
+                nextTick += tickNanos;
+                if (nextTick - now <= 0) {
+                    nextTick = now + tickNanos; // a tick ran long; do not try to catch up
+                }
+            }
+            long untilProbe = fire();
+            long wait = Math.min(nextTick - seams.nanos().nanoTime(), untilProbe);
+            if (!await(wait)) {
+                return;
+            }
+        }
+    }
+
+    private void tickSafely() {
+        try {
+            tick();
+        } catch (RuntimeException e) {
+            LOG.atError().setCause(e).log("Health tick failed; retrying on the next tick");
+        }
+    }
+
+    /** Waits up to {@code nanos} or until a permit is released. False once closed. */
+    private boolean await(long nanos) {
+        lock.lock();
+        try {
+            if (!signalled && !closed && nanos > 0) {
+                wake.awaitNanos(nanos);
+            }
+            signalled = false;
+            return !closed;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Lists the proxies, forgets those gone, starts over for those whose instance changed, and
+     * plans every probe due before the next tick.
+     */
+    /* test */ void tick() {
+        Collection<Proxy> current = proxies.get();
+        long now = seams.nanos().nanoTime();
+        List<ProxyKey> forgotten = new ArrayList<>();
+        lock.lock();
+        try {
+            Set<ProxyKey> seen = new HashSet<>();
+            for (Proxy p : current) {
+                ProbeSubject.of(p, config.defaultUrl()).ifPresent(s -> {
+                    seen.add(s.key());
+                    track(s, now, forgotten);
+                });
+            }
+            for (ProxyKey key : List.copyOf(states.keySet())) {
+                if (!seen.contains(key)) {
+                    states.remove(key);
+                    forgotten.add(key);
+                }
+            }
+        } finally {
+            lock.unlock();
+        }
+        for (ProxyKey key : forgotten) {
+            published.remove(key);
+            recorder.forgotten(key);
+        }
+    }
+
+    private void track(ProbeSubject s, long now, List<ProxyKey> forgotten) {
+        ProxyHealth h = states.get(s.key());
+        if (h != null && !h.subject().instance().equals(s.instance())) {
+            forgotten.add(s.key()); // replaced: the old verdict was about another instance
+            h = null;
+        }
+        if (h == null) {
+            h = new ProxyHealth(s, now + firstDelay(s));
+            states.put(s.key(), h);
+        } else {
+            h.update(s);
+        }
+        if (!h.busy() && h.nextDue() - (now + TICK.toNanos()) < 0) {
+            h.planned();
+            planned.add(new Job(s.key(), h, h.subject().target(), h.nextDue()));
+        }
+    }
+
+    /**
+     * When a proxy's first probe runs. A proxy with a verdict from before (a leader handover) is
+     * spread over its whole period, so a new leader does not probe the fleet at once; a proxy
+     * never probed goes within the next tick, spread over it.
+     */
+    private long firstDelay(ProbeSubject s) {
+        long window = s.seed().isPresent() ? s.period().toNanos() : Math.min(s.period().toNanos(), TICK.toNanos());
+        return seams.random().nextLong(window);
+    }
+
+    /**
+     * Starts the planned probes that are due, in due order, while permits last.
+     *
+     * @return nanoseconds until the next planned probe is due, or {@code Long.MAX_VALUE}
+     */
+    /* test */ long fire() {
+        List<Job> starting = new ArrayList<>();
+        long now = seams.nanos().nanoTime();
+        long untilNext = Long.MAX_VALUE;
+        lock.lock();
+        try {
+            while (!planned.isEmpty()) {
+                Job job = planned.peek();
+                if (states.get(job.key()) != job.state()) {
+                    planned.poll(); // the proxy went away or was replaced after planning
+                    continue;
+                }
+                if (job.due() - now > 0) {
+                    untilNext = job.due() - now;
+                    break;
+                }
+                if (!permits.tryAcquire()) {
+                    break; // a released permit signals the scheduler
+                }
+                planned.poll();
+                job.state().started(job.due(), now);
+                starting.add(job);
+            }
+        } finally {
+            lock.unlock();
+        }
+        for (Job job : starting) {
+            recorder.started(Duration.ofNanos(now - job.due()));
+            seams.probeThreads().execute(() -> probe(job));
+        }
+        return untilNext;
+    }
+
+    private void probe(Job job) {
+        try {
+            ProbeResult result = prober.probe(job.target());
+            recorder.finished(job.key(), result);
+            apply(job, result);
+        } catch (RuntimeException e) {
+            LOG.atError().setCause(e).addKeyValue("namespace", job.key().namespace())
+                    .addKeyValue("name", job.key().name()).log("Health probe failed unexpectedly; not counted");
+        } finally {
+            lock.lock();
+            try {
+                job.state().finished();
+                permits.release();
+                signalled = true;
+                wake.signalAll();
+            } finally {
+                lock.unlock();
+            }
+        }
+    }
+
+    /** Counts the result; publishes and reports the verdict when status should change. */
+    private void apply(Job job, ProbeResult result) {
+        long now = seams.nanos().nanoTime();
+        Optional<HealthVerdict> report;
+        lock.lock();
+        try {
+            if (states.get(job.key()) != job.state()) {
+                return; // forgotten while in flight
+            }
+            report = job.state().apply(result, seams.clock().instant(), now, config.latencyReportInterval());
+            report.ifPresent(v -> published.put(job.key(), v));
+        } finally {
+            lock.unlock();
+        }
+        if (report.isEmpty()) {
+            return;
+        }
+        try {
+            listener.accept(job.key());
+        } catch (RuntimeException e) {
+            LOG.atWarn().setCause(e).addKeyValue("namespace", job.key().namespace())
+                    .addKeyValue("name", job.key().name()).log("Could not queue a health change; the next probe retries");
+            return;
+        }
+        lock.lock();
+        try {
+            job.state().reported(report.get(), now);
+        } finally {
+            lock.unlock();
+        }
+    }
+}

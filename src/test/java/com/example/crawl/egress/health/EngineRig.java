@@ -1,0 +1,133 @@
+package com.example.crawl.egress.health;
+
+import com.example.crawl.egress.api.Condition;
+import com.example.crawl.egress.api.Endpoint;
+import com.example.crawl.egress.api.HealthCheck;
+import com.example.crawl.egress.api.Proxy;
+import com.example.crawl.egress.api.ProxySpec;
+import com.example.crawl.egress.api.ProxyStatus;
+import com.example.crawl.egress.api.Reason;
+import com.example.crawl.egress.config.OperatorConfig;
+import com.example.crawl.egress.controller.ProxyKey;
+
+import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
+
+import java.net.URI;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.random.RandomGenerator;
+
+/**
+ * A {@link HealthEngine} driven by hand: fake time, a scripted prober, probes that run only when
+ * the test says so, and a listener that records the keys it receives. No threads.
+ */
+final class EngineRig {
+    static final URI DEFAULT_URL = URI.create("http://probe.test/generate_204");
+
+    final FakeTime time = new FakeTime();
+    final ScriptedProber prober = new ScriptedProber();
+    final List<Proxy> proxies = new CopyOnWriteArrayList<>();
+    final List<ProxyKey> reported = new ArrayList<>();
+    final List<ProxyKey> forgotten = new ArrayList<>();
+    final List<Duration> lateness = new ArrayList<>();
+    final Deque<Runnable> probes = new ArrayDeque<>();
+    int listenerFailures;
+    final HealthEngine engine;
+
+    EngineRig(int maxConcurrent, RandomGenerator random) {
+        ProbeRecorder recorder = new ProbeRecorder() {
+            @Override
+            public void started(Duration late) {
+                lateness.add(late);
+            }
+
+            @Override
+            public void finished(ProxyKey key, ProbeResult result) { }
+
+            @Override
+            public void forgotten(ProxyKey key) {
+                forgotten.add(key);
+            }
+        };
+        engine = new HealthEngine(() -> List.copyOf(proxies), prober, this::report,
+                new OperatorConfig.Probes(DEFAULT_URL, maxConcurrent, Duration.ofSeconds(60), false), recorder,
+                new HealthEngine.Seams(time, time, probes::add, random));
+    }
+
+    /** Jitter always zero: first probes are due at once. */
+    EngineRig() {
+        this(256, () -> 0L);
+    }
+
+    private void report(ProxyKey key) {
+        if (listenerFailures > 0) {
+            listenerFailures--;
+            throw new IllegalStateException("queue refused the key");
+        }
+        reported.add(key);
+    }
+
+    /** One scheduler round: tick, start what is due, let every started probe finish. */
+    void round() {
+        engine.tick();
+        engine.fire();
+        runProbes();
+    }
+
+    /** Runs {@code count} rounds one second apart, starting now. */
+    void seconds(int count) {
+        for (int i = 0; i < count; i++) {
+            round();
+            time.advance(Duration.ofSeconds(1));
+        }
+    }
+
+    void runProbes() {
+        while (!probes.isEmpty()) {
+            probes.poll().run();
+        }
+    }
+
+    static ProxyKey key(String name) {
+        return new ProxyKey("crawl", name);
+    }
+
+    static HealthCheck check(int period, int success, int failure) {
+        return new HealthCheck(null, null, period, Math.min(5, period), success, failure, null);
+    }
+
+    static Proxy managed(String name, String ip, HealthCheck check) {
+        return proxy(name, new ProxySpec(null, "fake", null, Map.of(), null, null, null, null, null, null, check),
+                ProxyStatus.EMPTY.withIp(ip));
+    }
+
+    static Proxy external(String name, String host, int port, HealthCheck check) {
+        return proxy(name, new ProxySpec(ProxySpec.Mode.External, null, null, Map.of(), null, null, null, null, null,
+                new Endpoint(host, port), check), ProxyStatus.EMPTY);
+    }
+
+    /** The same proxy with a {@code Healthy} condition (and latency) already in status, as another leader left it. */
+    static Proxy withHealthy(Proxy p, boolean healthy, Long latencyMillis) {
+        ProxyStatus s = p.getStatus().withHealth(latencyMillis, "2026-11-29T09:59:00Z")
+                .withCondition(Condition.of(Condition.HEALTHY, healthy, 1L,
+                        healthy ? Reason.ProbeSucceeded : Reason.ProbeFailed, "from before", java.time.Instant.EPOCH));
+        return proxy(p.getMetadata().getName(), p.getSpec(), s);
+    }
+
+    static Proxy withIp(Proxy p, String ip) {
+        return proxy(p.getMetadata().getName(), p.getSpec(), ProxyStatus.EMPTY.withIp(ip));
+    }
+
+    private static Proxy proxy(String name, ProxySpec spec, ProxyStatus status) {
+        Proxy p = new Proxy();
+        p.setMetadata(new ObjectMetaBuilder().withNamespace("crawl").withName(name).withUid("uid-" + name).build());
+        p.setSpec(spec);
+        p.setStatus(status);
+        return p;
+    }
+}
