@@ -5,8 +5,8 @@ import java.util.Optional;
 /**
  * Where the reconciler reads proxy health from. The health engine owns health state and
  * implements this; the reconciler only represents the verdict in status, so that status keeps
- * one writer. When a verdict changes, the engine puts the proxy's key on the work queue
- * ({@link ProxyController#healthChanged}).
+ * one writer. When a verdict changes, the engine puts the proxy's key on the work queue, and the
+ * reconcile that follows reads the verdict from here.
  *
  * <p>Implementations are thread-safe and answer from memory without blocking.
  */

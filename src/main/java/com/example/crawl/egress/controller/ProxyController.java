@@ -15,8 +15,9 @@ import org.slf4j.MDC;
 
 /**
  * The worker loop: {@code workers} threads take keys from the work queue, reconcile them and
- * apply each {@link Outcome} in one switch. Event sources (informers, the health engine) only
- * put keys on the queue through {@link #enqueue} and {@link #healthChanged}.
+ * apply each {@link Outcome} in one switch. Event sources only put keys on the queue: the
+ * informers through {@link #enqueue}, the health engine straight onto the queue, which is built
+ * before both.
  *
  * <p>Every failure is logged here, once, where it is handled; the reconciler does not log its
  * failures. Each reconcile runs with {@code namespace}, {@code name} and a fresh
@@ -52,11 +53,6 @@ public final class ProxyController implements AutoCloseable {
 
     /** Puts a Proxy on the queue because it, or a Secret it uses, changed. Never blocks. */
     public void enqueue(ProxyKey key) {
-        queue.add(key);
-    }
-
-    /** Puts a Proxy on the queue because its health verdict changed. Never blocks. */
-    public void healthChanged(ProxyKey key) {
         queue.add(key);
     }
 

@@ -118,7 +118,7 @@ class ProxyControllerTest {
         assertEquals(Phase.Provisioning, rig.status(key).phase());
 
         rig.verdicts.put(key, new HealthVerdict("10.0.0.7", true, 31L, rig.clock.instant(), "probe succeeded"));
-        controller.healthChanged(key);
+        queue.add(key); // as the health engine reports a change
         controller.processNext();
 
         assertEquals(Phase.Ready, rig.status(key).phase());

@@ -102,7 +102,12 @@ final class EngineRig {
     }
 
     static Proxy managed(String name, String ip, HealthCheck check) {
-        return proxy(name, new ProxySpec(null, "fake", null, Map.of(), null, null, null, null, null, null, check),
+        return managedAt(name, ip, null, check);
+    }
+
+    /** A managed proxy running at {@code ip}, listening on {@code port} (null: the default 3128). */
+    static Proxy managedAt(String name, String ip, Integer port, HealthCheck check) {
+        return proxy(name, new ProxySpec(null, "fake", port, Map.of(), null, null, null, null, null, null, check),
                 ProxyStatus.EMPTY.withIp(ip));
     }
 
