@@ -2,8 +2,10 @@ package com.example.crawl.egress;
 
 import com.example.crawl.egress.config.ConfigException;
 import com.example.crawl.egress.controller.ClusterProxyStore;
-import com.example.crawl.egress.controller.HealthSource;
 import com.example.crawl.egress.controller.LeaderElection;
+import com.example.crawl.egress.health.ConnectProber;
+import com.example.crawl.egress.health.HealthEngine;
+import com.example.crawl.egress.health.ProbeRecorder;
 import com.example.crawl.egress.controller.ProxyController;
 import com.example.crawl.egress.controller.ProxyInformers;
 import com.example.crawl.egress.controller.ProxyKey;
@@ -113,16 +115,20 @@ public final class Main {
         ExecutorService leaderStart = shutdown.register(Executors.newThreadPerTaskExecutor(
                 Thread.ofPlatform().name("leader-", 0).factory()));
         ProxyInformers informers = new ProxyInformers(client, config.proxyNamespace());
-        ProxyReconciler reconciler = new ProxyReconciler(new ClusterProxyStore(client, informers), providers,
-                HealthSource.NONE, config.reconcile(), Clock.systemUTC());
         WorkQueue<ProxyKey> queue = new WorkQueue<>(RateLimiter.defaultControllerLimiter(System::nanoTime),
                 System::nanoTime);
+        ConnectProber prober = shutdown.register(new ConnectProber());
+        HealthEngine healthEngine = new HealthEngine(informers::proxies, prober, queue::add, config.probes(),
+                ProbeRecorder.NONE);
+        ProxyReconciler reconciler = new ProxyReconciler(new ClusterProxyStore(client, informers), providers,
+                healthEngine, config.reconcile(), Clock.systemUTC());
         ProxyController controller = new ProxyController(reconciler, queue,
                 config.reconcile().maxConcurrentReconciles(), Thread.ofPlatform().name("reconcile-", 0).factory(),
                 DRAIN_TIMEOUT);
-        LeaderElection election = shutdown.register(newLeaderElection(client, config, identity, controller,
-                shutdown, leaderStart));
+        LeaderElection election = shutdown.register(newLeaderElection(client, config, identity,
+                () -> startLeading(controller, healthEngine), shutdown, leaderStart));
         shutdown.register(controller);
+        shutdown.register(healthEngine);
         shutdown.register(informers);
         if (config.endpoints().health().isPresent()) {
             HealthEndpoints health = shutdown.register(newHealthEndpoints(config.endpoints().health().get(),
@@ -133,11 +139,17 @@ public final class Main {
         election.start();
     }
 
+    /** The leader-only components, started when the lease is won. */
+    private static void startLeading(ProxyController controller, HealthEngine healthEngine) {
+        controller.start();
+        healthEngine.start();
+    }
+
     /** Leader-only components start when the lease is won; a lost lease ends the process. */
     private static LeaderElection newLeaderElection(KubernetesClient client, OperatorConfig config, String identity,
-            ProxyController controller, Shutdown shutdown, ExecutorService leaderStart) throws StartException {
+            Runnable onStartLeading, Shutdown shutdown, ExecutorService leaderStart) throws StartException {
         try {
-            return new LeaderElection(client, config.leaderElection(), identity, controller::start,
+            return new LeaderElection(client, config.leaderElection(), identity, onStartLeading,
                     () -> shutdown.fail(EXIT_FAILED), leaderStart);
         } catch (IllegalArgumentException e) {
             throw new StartException(e.getMessage());

@@ -59,6 +59,8 @@ class LayeringTest {
         assertEquals(0, check(source(BASE + ".provider", "import " + BASE + ".config.ProviderConfig;")).size());
         assertEquals(1, check(source(BASE + ".controller", "import " + BASE + ".provider.gcp.GceProvider;")).size());
         assertEquals(0, check(source(BASE + ".controller", "import " + BASE + ".provider.Provider;")).size());
+        assertEquals(1, check(source(BASE + ".controller", "import " + BASE + ".health.HealthEngine;")).size());
+        assertEquals(0, check(source(BASE + ".health", "import " + BASE + ".controller.HealthSource;")).size());
         assertEquals(0, check(source(BASE + ".provider.gcp", "import " + BASE + ".provider.Provider; /* "
                 + BASE + ".provider.kvm.X */")).size());
     }
@@ -106,6 +108,9 @@ class LayeringTest {
         if (pkg.equals(BASE + ".controller")
                 && PROVIDERS.stream().anyMatch(p -> dep.startsWith(BASE + ".provider." + p + "."))) {
             return "the controller talks to backends only through the provider contract";
+        }
+        if (pkg.equals(BASE + ".controller") && dep.startsWith(BASE + ".health.")) {
+            return "the controller reads health through its HealthSource seam; the engine depends on it, not back";
         }
         for (String provider : PROVIDERS) {
             String own = BASE + ".provider." + provider;

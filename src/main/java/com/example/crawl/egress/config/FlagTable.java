@@ -47,7 +47,7 @@ final class FlagTable {
                         "serve the discovery API without a token when DISCOVERY_TOKEN is unset (logs a warning)")
                 .define("default-probe-url", "http://connectivitycheck.gstatic.com/generate_204",
                         "URL probed through each proxy when its healthCheck.url is unset")
-                .define("max-concurrent-probes", "256", "health probes in flight at once")
+                .define("max-concurrent-probes", "1000", "health probes in flight at once (each a socket and a virtual thread)")
                 .define("latency-report-interval", "60s",
                         "shortest interval between latency-only status updates of a healthy proxy")
                 .defineBool("trace-health-probes", "emit a trace span per health probe (off: one per proxy per second)")

@@ -40,9 +40,9 @@ import java.util.random.RandomGenerator;
  * <p>One platform thread runs the schedule: every second (a tick) it lists the proxies from the
  * informer cache and plans the probes due before the next tick; between ticks it starts each
  * planned probe at its due time, on a virtual thread, if one of {@code --max-concurrent-probes}
- * permits is free. A probe that finds no permit waits, in due order, for the next one released,
- * so a fleet of dead proxies slows every probe a little rather than starving some. A proxy is
- * never probed twice at once.
+ * permits is free. A probe that finds no permit waits, in due order, for the next one released:
+ * when dead proxies hold every permit until their timeouts, all proxies are probed later alike,
+ * none is skipped for good. A proxy is never probed twice at once.
  *
  * <p>Results are applied under one lock. When the verdict that status should show changes (see
  * {@link ProxyHealth#apply}), the engine publishes it, for {@link #verdict}, and hands the key to

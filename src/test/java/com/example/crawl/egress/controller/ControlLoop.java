@@ -8,6 +8,8 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BiFunction;
+import java.util.function.Consumer;
 
 /**
  * The control loop wired as {@code Main} wires it (informers, cluster store, reconciler, work
@@ -20,11 +22,20 @@ final class ControlLoop implements AutoCloseable {
     final ProxyController controller;
 
     ControlLoop(KubernetesClient client, Provider provider, OperatorConfig.Reconcile intervals, HealthSource health) {
+        this(client, provider, intervals, (informers, queue) -> health);
+    }
+
+    /**
+     * A loop whose health source is built from its informers and queue, as {@code Main} builds the
+     * health engine: it lists proxies from the informers and reports changes onto the queue.
+     */
+    ControlLoop(KubernetesClient client, Provider provider, OperatorConfig.Reconcile intervals,
+            BiFunction<ProxyInformers, Consumer<ProxyKey>, HealthSource> health) {
         informers = new ProxyInformers(client, "");
-        ProxyReconciler reconciler = new ProxyReconciler(new ClusterProxyStore(client, informers),
-                Rig.registry(provider), health, intervals, Clock.systemUTC());
         WorkQueue<ProxyKey> queue = new WorkQueue<>(RateLimiter.defaultControllerLimiter(System::nanoTime),
                 System::nanoTime);
+        ProxyReconciler reconciler = new ProxyReconciler(new ClusterProxyStore(client, informers),
+                Rig.registry(provider), health.apply(informers, queue::add), intervals, Clock.systemUTC());
         controller = new ProxyController(reconciler, queue, intervals.maxConcurrentReconciles(),
                 Thread.ofPlatform().name("reconcile-", 0).factory(), Duration.ofSeconds(10));
     }

@@ -74,7 +74,7 @@ public final class HealthEngineBenchmark {
         };
         LongAdder reports = new LongAdder();
         OperatorConfig.Probes config = new OperatorConfig.Probes(URI.create("http://probe.invalid/generate_204"),
-                256, Duration.ofSeconds(60), false);
+                1000, Duration.ofSeconds(60), false); // the flags' defaults
         try (ConnectProber prober = new ConnectProber();
                 HealthEngine engine = new HealthEngine(() -> fleet, prober, k -> reports.increment(), config, recorder)) {
             engine.start();
