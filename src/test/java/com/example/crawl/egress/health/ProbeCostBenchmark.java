@@ -3,6 +3,7 @@ package com.example.crawl.egress.health;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
+import java.io.OutputStream;
 import java.lang.management.ManagementFactory;
 import java.net.InetSocketAddress;
 import java.net.ProxySelector;
@@ -16,6 +17,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ExecutorService;
@@ -111,6 +114,15 @@ public final class ProbeCostBenchmark {
         } finally {
             targets.destroy();
             targets.waitFor();
+            deleteTree(dir);
+        }
+    }
+
+    private static void deleteTree(Path dir) throws IOException {
+        try (var paths = Files.walk(dir)) {
+            for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(p);
+            }
         }
     }
 
@@ -214,7 +226,7 @@ public final class ProbeCostBenchmark {
 
     private static double median(double[] xs) {
         double[] sorted = xs.clone();
-        java.util.Arrays.sort(sorted);
+        Arrays.sort(sorted);
         int n = sorted.length;
         return n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
     }
@@ -260,7 +272,7 @@ public final class ProbeCostBenchmark {
         try (TargetServer https = TargetServer.https(cert.serverContext()); TargetServer http = TargetServer.http()) {
             System.out.println("ports " + https.port() + " " + http.port());
             System.out.flush();
-            System.in.transferTo(java.io.OutputStream.nullOutputStream());
+            System.in.transferTo(OutputStream.nullOutputStream());
         }
     }
 }
