@@ -66,6 +66,14 @@ class LayeringTest {
     }
 
     @Test
+    void shouldHoldTheProberToRawSockets() {
+        assertTrue(sources().stream().anyMatch(s -> s.file().equals("com/example/crawl/egress/health/ConnectProber.java")),
+                "the rule is checked against the real prober");
+        assertEquals(1, check(source(BASE + ".health", "class X { java.net.http.HttpClient c; }")).size());
+        assertEquals(0, check(source(BASE + ".health", "import java.net.Socket; import javax.net.ssl.SSLSocket;")).size());
+    }
+
+    @Test
     void shouldSeeTheWholeSourceTree() {
         TreeSet<String> packages = new TreeSet<>();
         sources().forEach(s -> packages.add(s.pkg()));

@@ -41,7 +41,7 @@ final class Attempt {
     private final SSLSocketFactory tls;
     private volatile Socket socket;
     private volatile boolean expired;
-    private volatile Step step = Step.RESOLVE;
+    private Step step = Step.RESOLVE; // written and read by the probing thread only
 
     /**
      * @param tls the factory for the TLS session inside the tunnel; host names are verified

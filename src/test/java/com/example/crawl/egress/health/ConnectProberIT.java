@@ -126,6 +126,21 @@ class ConnectProberIT {
         assertEquals(204, assertInstanceOf(ProbeResult.Success.class, result).status());
     }
 
+    @Test
+    void shouldSeeAStoppedSquidRefuseAndARestartedOneWorkOnTheSamePort() throws Exception {
+        try (Squid own = Squid.start(dir.resolve("restarted"))) {
+            ProbeTarget through = new ProbeTarget(own.host(), own.port(), https.url("/status/204"), Set.of(204), TIMEOUT,
+                    false);
+            assertInstanceOf(ProbeResult.Success.class, trusting.probe(through));
+
+            own.stop();
+            assertEquals(FailureReason.ConnectRefused, failure(trusting.probe(through)).reason());
+
+            own.start();
+            assertInstanceOf(ProbeResult.Success.class, trusting.probe(through));
+        }
+    }
+
     private static ProbeTarget target(URI url, boolean insecureSkipVerify) {
         return new ProbeTarget(squid.host(), squid.port(), url, Set.of(200, 204), TIMEOUT, insecureSkipVerify);
     }

@@ -1,5 +1,6 @@
 package com.example.crawl.egress.health;
 
+import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
@@ -48,8 +49,8 @@ public final class Squid implements AutoCloseable {
 
     /** The squid binary on the PATH or in /usr/sbin (where Debian puts it, often not on the PATH). */
     public static Optional<Path> binary() {
-        String path = System.getenv().getOrDefault("PATH", "") + java.io.File.pathSeparator + "/usr/sbin";
-        return Stream.of(path.split(java.io.File.pathSeparator)).filter(d -> !d.isEmpty())
+        String path = System.getenv().getOrDefault("PATH", "") + File.pathSeparator + "/usr/sbin";
+        return Stream.of(path.split(File.pathSeparator)).filter(d -> !d.isEmpty())
                 .map(d -> Path.of(d, "squid")).filter(Files::isExecutable).findFirst();
     }
 
