@@ -1,0 +1,33 @@
+package com.example.crawl.egress.lease;
+
+import java.util.Locale;
+import java.util.Optional;
+
+/** What a client says happened when it used a leased proxy against a site. */
+public enum ReportResult {
+    /** It worked; nothing changes. */
+    OK,
+    /** The site throttled the proxy: the proxy cools down for that site. */
+    RATE_LIMITED,
+    /** The site blocked the proxy: the proxy cools down for that site. */
+    BANNED;
+
+    /** The wire name: {@code ok}, {@code rate_limited}, {@code banned}. */
+    public String wireName() {
+        return name().toLowerCase(Locale.ROOT);
+    }
+
+    /** The result with this wire name, or empty. */
+    public static Optional<ReportResult> fromWire(String value) {
+        for (ReportResult r : values()) {
+            if (r.wireName().equals(value)) {
+                return Optional.of(r);
+            }
+        }
+        return Optional.empty();
+    }
+
+    boolean startsCooldown() {
+        return this != OK;
+    }
+}
