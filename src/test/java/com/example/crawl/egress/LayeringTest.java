@@ -60,6 +60,9 @@ class LayeringTest {
         assertEquals(1, check(source(BASE + ".controller", "import " + BASE + ".provider.gcp.GceProvider;")).size());
         assertEquals(0, check(source(BASE + ".controller", "import " + BASE + ".provider.Provider;")).size());
         assertEquals(1, check(source(BASE + ".controller", "import " + BASE + ".health.HealthEngine;")).size());
+        assertEquals(1, check(source(BASE + ".lease", "import io.fabric8.kubernetes.client.KubernetesClient;")).size());
+        assertEquals(1, check(source(BASE + ".lease", "import " + BASE + ".api.Proxy;")).size());
+        assertEquals(0, check(source(BASE + ".lease", "import " + BASE + ".config.OperatorConfig;")).size());
         assertEquals(0, check(source(BASE + ".health", "import " + BASE + ".controller.HealthSource;")).size());
         assertEquals(0, check(source(BASE + ".provider.gcp", "import " + BASE + ".provider.Provider; /* "
                 + BASE + ".provider.kvm.X */")).size());
@@ -116,6 +119,11 @@ class LayeringTest {
         if (pkg.equals(BASE + ".controller")
                 && PROVIDERS.stream().anyMatch(p -> dep.startsWith(BASE + ".provider." + p + "."))) {
             return "the controller talks to backends only through the provider contract";
+        }
+        if (pkg.equals(BASE + ".lease") && (dep.startsWith("io.fabric8.") || dep.startsWith("com.sun.net.httpserver.")
+                || dep.startsWith("java.net.http.") || dep.startsWith(BASE + ".") && !dep.startsWith(BASE + ".lease.")
+                && !dep.startsWith(BASE + ".config."))) {
+            return "the lease store is plain data under a lock: no HTTP, no Kubernetes client, no other component";
         }
         if (pkg.equals(BASE + ".controller") && dep.startsWith(BASE + ".health.")) {
             return "the controller reads health through its HealthSource seam; the engine depends on it, not back";
