@@ -47,6 +47,8 @@ public final class HealthEngineBenchmark {
 
         long[] lateness = new long[MAX_SAMPLES];
         AtomicInteger samples = new AtomicInteger();
+        long[] durations = new long[MAX_SAMPLES];
+        AtomicInteger durationSamples = new AtomicInteger();
         AtomicLong recording = new AtomicLong(); // 0 = warm-up, 1 = measuring
         LongAdder finished = new LongAdder();
         Map<String, LongAdder> failures = new ConcurrentHashMap<>();
@@ -64,6 +66,12 @@ public final class HealthEngineBenchmark {
             @Override
             public void finished(ProxyKey key, ProbeResult result) {
                 finished.increment();
+                if (recording.get() == 1) {
+                    int i = durationSamples.getAndIncrement();
+                    if (i < MAX_SAMPLES) {
+                        durations[i] = result.elapsed().toNanos();
+                    }
+                }
                 if (result instanceof ProbeResult.Failure f) {
                     failures.computeIfAbsent(f.reason().name(), r -> new LongAdder()).increment();
                 }
@@ -79,6 +87,7 @@ public final class HealthEngineBenchmark {
                 HealthEngine engine = new HealthEngine(() -> fleet, prober, k -> reports.increment(), config, recorder)) {
             engine.start();
             Thread.sleep(Duration.ofSeconds(warmup)); // the warm-up is part of the measurement design, not a wait
+            long[] machine0 = machineTicks();
             long cpu0 = processCpuNanos();
             long serverCpu0 = cpuNanos(server);
             long finished0 = finished.sum();
@@ -92,21 +101,28 @@ public final class HealthEngineBenchmark {
             recording.set(0);
             long wall = System.nanoTime() - t0;
             long cpu = processCpuNanos() - cpu0;
+            long[] machine1 = machineTicks();
+            long jiffies = Math.max(1, machine1[1] - machine0[1]);
+            double[] machine = {(double) (machine1[0] - machine0[0]) / jiffies, (double) (machine1[2] - machine0[2]) / jiffies};
             long serverCpu = cpuNanos(server) - serverCpu0;
             int n = Math.min(samples.get(), MAX_SAMPLES);
             long[] late = Arrays.copyOf(lateness, n);
             Arrays.sort(late);
+            long[] took = Arrays.copyOf(durations, Math.min(durationSamples.get(), MAX_SAMPLES));
+            Arrays.sort(took);
             double scheduled = (double) proxies * wall / 1e9; // period 1 s
             System.gc();
-            report(proxies, wall, n, scheduled, late, finished.sum() - finished0, failures, cpu, serverCpu, peakHeap,
-                    heapUsed(), reports.sum());
+            report(proxies, wall, n, scheduled, late, took, finished.sum() - finished0, failures, cpu, serverCpu, peakHeap,
+                    heapUsed(), reports.sum(), machine);
         } finally {
             server.destroy();
         }
     }
 
-    private static void report(int proxies, long wall, int started, double scheduled, long[] late, long finished,
-            Map<String, LongAdder> failures, long cpu, long serverCpu, long peakHeap, long heapAfterGc, long reports) {
+    private static void report(int proxies, long wall, int started, double scheduled, long[] late, long[] took,
+            long finished,
+            Map<String, LongAdder> failures, long cpu, long serverCpu, long peakHeap, long heapAfterGc, long reports,
+            double[] machine) {
         double secs = wall / 1e9;
         System.out.printf("proxies                         %d (period 1 s, http probe)%n", proxies);
         System.out.printf("window                          %.1f s%n", secs);
@@ -115,9 +131,13 @@ public final class HealthEngineBenchmark {
         System.out.printf("failures                        %s%n", failures);
         System.out.printf("lateness p50 / p99 / p99.9 / max %.1f / %.1f / %.1f / %.1f ms%n",
                 pct(late, 50), pct(late, 99), pct(late, 99.9), late.length == 0 ? 0 : late[late.length - 1] / 1e6);
+        System.out.printf("probe duration p50 / p99 / max   %.1f / %.1f / %.1f ms%n",
+                pct(took, 50), pct(took, 99), took.length == 0 ? 0 : took[took.length - 1] / 1e6);
         System.out.printf("operator CPU                    %.2f core-s/s (%.0f %% of 2 cores), %.1f µs per probe%n",
                 cpu / 1e9 / secs, 50.0 * cpu / 1e9 / secs, cpu / 1e3 / Math.max(1, finished));
         System.out.printf("proxy process CPU               %.2f core-s/s%n", serverCpu / 1e9 / secs);
+        System.out.printf("whole machine busy / stolen     %.0f %% / %.0f %% (all processes and the kernel, /proc/stat)%n",
+                100 * machine[0], 100 * machine[1]);
         System.out.printf("operator heap peak / after GC   %.0f / %.0f MiB%n", peakHeap / 1048576.0, heapAfterGc / 1048576.0);
         System.out.printf("verdicts reported               %d%n", reports);
     }
@@ -163,6 +183,22 @@ public final class HealthEngineBenchmark {
 
     private static long cpuNanos(Process p) {
         return p.info().totalCpuDuration().map(Duration::toNanos).orElse(0L);
+    }
+
+    /** Busy and total jiffies of all CPUs since boot, from the first line of /proc/stat; zeros elsewhere. */
+    private static long[] machineTicks() {
+        try {
+            String[] f = java.nio.file.Files.readAllLines(Path.of("/proc/stat")).get(0).trim().split("\\s+");
+            long total = 0;
+            for (int i = 1; i < f.length; i++) {
+                total += Long.parseLong(f[i]);
+            }
+            long idle = Long.parseLong(f[4]) + Long.parseLong(f[5]); // idle + iowait
+            long steal = f.length > 8 ? Long.parseLong(f[8]) : 0; // time the hypervisor gave to others
+            return new long[] {total - idle - steal, total, steal};
+        } catch (java.io.IOException | RuntimeException e) {
+            return new long[] {0, 0, 0};
+        }
     }
 
     private static long heapUsed() {
