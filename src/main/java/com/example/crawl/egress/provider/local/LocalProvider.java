@@ -1,0 +1,312 @@
+package com.example.crawl.egress.provider.local;
+
+import com.example.crawl.egress.config.ConfigException;
+import com.example.crawl.egress.config.ProviderConfig;
+import com.example.crawl.egress.provider.Checker;
+import com.example.crawl.egress.provider.CreateRequest;
+import com.example.crawl.egress.provider.Instance;
+import com.example.crawl.egress.provider.InstanceState;
+import com.example.crawl.egress.provider.Provider;
+import com.example.crawl.egress.provider.ProviderException;
+import com.example.crawl.egress.provider.TargetStatus;
+import com.example.crawl.egress.provider.local.InstanceDir.Facts;
+
+import java.io.File;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.stream.Stream;
+
+/**
+ * Proxies as Squid child processes on this machine, for local mode and tests.
+ *
+ * <p>Each instance gets its own loopback address (127.x.y.z, derived from its name) and listens
+ * there on the Proxy's port, so several Proxies with the default port 3128 coexist, and the
+ * reconciler and the health engine reach each at {@code status.ip:spec.port} exactly as they reach
+ * a VM. (Linux routes all of 127.0.0.0/8 to loopback; other systems do not.) Its config, pid and
+ * logs live in {@code <stateDir>/<instance name>/}, with a facts file naming its owner, so that
+ * a restarted operator finds, adopts or collects what an earlier one started.
+ *
+ * <p>States: no directory → NotFound; the recorded process alive and accepting connections →
+ * Running; alive, not yet accepting → Provisioning; dead → Stopped (the reconciler deletes it and
+ * starts a new one). {@code delete} kills the process and removes the directory. Cloud-init has
+ * no meaning here and is ignored.
+ *
+ * <p>Thread-safe: calls for one instance name are serialised. {@link #close} stops every Squid in
+ * the state directory (local mode's shutdown: nothing outlives the operator); {@link #sweep}
+ * also removes their directories.
+ */
+public final class LocalProvider implements Provider, Checker, AutoCloseable {
+
+    static final String ID_PREFIX = "local/";
+    private static final Duration ACCEPT_CHECK = Duration.ofMillis(200);
+    private static final Duration STOP_WAIT = Duration.ofSeconds(5);
+
+    private final Path stateDir;
+    private final Path squid;
+    private final Clock clock;
+    private final Map<String, Object> locks = new ConcurrentHashMap<>();
+
+    LocalProvider(Path stateDir, Path squid, Clock clock) {
+        this.stateDir = stateDir;
+        this.squid = squid;
+        this.clock = clock;
+    }
+
+    /**
+     * The provider for a {@code local} entry of the providers config.
+     *
+     * @throws ConfigException when Squid cannot be found or the state directory cannot be made;
+     *                         the message says how to fix it
+     */
+    public static LocalProvider create(ProviderConfig config) throws ConfigException {
+        if (!(config.settings() instanceof ProviderConfig.Local local)) {
+            throw new IllegalArgumentException("not a local provider entry: " + config.name());
+        }
+        Path binary = findSquid(local.squidBinary()).orElseThrow(() -> new ConfigException("provider \""
+                + config.name() + "\": squid (\"" + local.squidBinary() + "\") is not on the PATH; install it "
+                + "(Debian/Ubuntu: apt-get install squid) or set squidBinary to its absolute path"));
+        try {
+            Files.createDirectories(local.stateDir());
+        } catch (IOException e) {
+            throw new ConfigException("provider \"" + config.name() + "\": cannot create stateDir "
+                    + local.stateDir() + ": " + e.getMessage());
+        }
+        return new LocalProvider(local.stateDir().toAbsolutePath(), binary, Clock.systemUTC());
+    }
+
+    /** The executable {@code name} names: itself when it is a path, else the first match on the PATH or in /usr/sbin. */
+    public static Optional<Path> findSquid(String name) {
+        if (name.contains(File.separator)) {
+            Path p = Path.of(name);
+            return Files.isExecutable(p) ? Optional.of(p) : Optional.empty();
+        }
+        String path = System.getenv().getOrDefault("PATH", "") + File.pathSeparator + "/usr/sbin" + File.pathSeparator + "/sbin";
+        return Stream.of(path.split(File.pathSeparator)).filter(d -> !d.isEmpty()).map(d -> Path.of(d, name))
+                .filter(Files::isExecutable).findFirst();
+    }
+
+    @Override
+    public Instance create(CreateRequest req) throws ProviderException {
+        synchronized (lock(req.name())) {
+            InstanceDir dir = dir(req.name());
+            Optional<Facts> existing = dir.read();
+            if (existing.isPresent()) {
+                return adopt(dir, existing.get(), req);
+            }
+            Facts facts = new Facts(req.name(), req.ownerUid(), req.namespace(), req.proxyName(),
+                    freeAddress(req.name(), req.port()), req.port(), clock.instant(), 0);
+            try {
+                dir.prepare(facts);
+                dir.write(facts); // before the start: a crash in between leaves a Stopped instance, never a lost process
+                return instance(start(dir, facts));
+            } catch (IOException e) {
+                throw new ProviderException.Transient("cannot start squid for " + req.name() + ": " + e.getMessage(), e);
+            }
+        }
+    }
+
+    private Instance adopt(InstanceDir dir, Facts facts, CreateRequest req) throws ProviderException {
+        if (!facts.ownerUid().equals(req.ownerUid())) {
+            throw new ProviderException.Permanent("local instance " + req.name() + " belongs to another Proxy (UID "
+                    + facts.ownerUid() + ")");
+        }
+        if (alive(facts)) {
+            return instance(facts);
+        }
+        try {
+            return instance(start(dir, facts));
+        } catch (IOException e) {
+            throw new ProviderException.Transient("cannot start squid for " + req.name() + ": " + e.getMessage(), e);
+        }
+    }
+
+    @Override
+    public Instance get(String providerID) throws ProviderException {
+        String name = name(providerID);
+        synchronized (lock(name)) {
+            return instance(dir(name).read().orElseThrow(() -> new ProviderException.NotFound("no local instance " + name)));
+        }
+    }
+
+    @Override
+    public void delete(String providerID) throws ProviderException {
+        String name = name(providerID);
+        synchronized (lock(name)) {
+            InstanceDir dir = dir(name);
+            try {
+                Optional<Facts> facts = dir.read();
+                if (facts.isPresent()) {
+                    stop(facts.get());
+                }
+                dir.remove();
+            } catch (IOException | UncheckedIOException e) {
+                throw new ProviderException.Transient("cannot remove local instance " + name + ": " + e.getMessage(), e);
+            }
+        }
+    }
+
+    @Override
+    public List<Instance> listByTag() throws ProviderException {
+        List<Instance> out = new ArrayList<>();
+        for (InstanceDir dir : dirs()) {
+            try {
+                dir.read().map(this::instance).ifPresent(out::add);
+            } catch (UncheckedIOException | IllegalArgumentException | NullPointerException e) {
+                throw new ProviderException.Transient("cannot read local instance " + dir.dir() + ": " + e, e);
+            }
+        }
+        return out;
+    }
+
+    /** The state directory is usable and Squid is still there. Never throws. */
+    @Override
+    public List<TargetStatus> check(Instant deadline) {
+        if (!Files.isExecutable(squid)) {
+            return List.of(TargetStatus.notReady("squid", "SquidMissing", squid + " is gone or not executable",
+                    Map.of("binary", squid.toString())));
+        }
+        if (!Files.isDirectory(stateDir) || !Files.isWritable(stateDir)) {
+            return List.of(TargetStatus.notReady("squid", "StateDirUnwritable", stateDir + " is not a writable directory",
+                    Map.of("stateDir", stateDir.toString())));
+        }
+        return List.of(TargetStatus.ready("squid", Map.of("binary", squid.toString(), "stateDir", stateDir.toString())));
+    }
+
+    /** Stops every Squid the state directory records, keeping the directories (and their logs). Idempotent. */
+    @Override
+    public void close() {
+        for (InstanceDir dir : dirs()) {
+            dir.read().ifPresent(this::stop);
+        }
+    }
+
+    /** Stops every recorded Squid and removes every instance directory: a clean slate. */
+    public void sweep() throws IOException {
+        for (InstanceDir dir : dirs()) {
+            dir.read().ifPresent(this::stop);
+            dir.remove();
+        }
+    }
+
+    private Facts start(InstanceDir dir, Facts facts) throws IOException {
+        Process p = new ProcessBuilder(squid.toString(), "-N", "-f", dir.config().toString())
+                .redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.appendTo(dir.output().toFile()))
+                .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
+                .start();
+        Facts running = facts.withPid(p.pid());
+        dir.write(running);
+        return running;
+    }
+
+    private Instance instance(Facts f) {
+        InstanceState state = !alive(f) ? InstanceState.Stopped
+                : accepting(f) ? InstanceState.Running : InstanceState.Provisioning;
+        return new Instance(ID_PREFIX + f.name(), f.name(), f.ownerUid(), state,
+                state == InstanceState.Running ? f.address() : null, f.createdAt());
+    }
+
+    /** The recorded process runs and is a Squid (a recycled pid of another program is not ours). */
+    private boolean alive(Facts f) {
+        return f.pid() > 0 && ProcessHandle.of(f.pid()).filter(ProcessHandle::isAlive)
+                .filter(h -> h.info().command().map(c -> c.endsWith("squid")).orElse(true)).isPresent();
+    }
+
+    private static boolean accepting(Facts f) {
+        try (Socket s = new Socket()) {
+            s.connect(new InetSocketAddress(f.address(), f.port()), (int) ACCEPT_CHECK.toMillis());
+            return true;
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    private void stop(Facts f) {
+        if (!alive(f)) {
+            return;
+        }
+        ProcessHandle.of(f.pid()).ifPresent(h -> {
+            h.destroyForcibly(); // no cache, nothing to flush: a graceful stop would only cost seconds
+            try {
+                h.onExit().get(STOP_WAIT.toMillis(), TimeUnit.MILLISECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } catch (ExecutionException | TimeoutException e) {
+                // reported by the next get as still alive; delete is retried
+            }
+        });
+    }
+
+    /**
+     * A loopback address for the instance, derived from its name so that it is stable, and moved
+     * on when another instance in the state directory already uses it with the same port.
+     */
+    private String freeAddress(String name, int port) {
+        Set<String> taken = new HashSet<>();
+        for (InstanceDir d : dirs()) {
+            d.read().filter(f -> f.port() == port && !f.name().equals(name)).ifPresent(f -> taken.add(f.address()));
+        }
+        byte[] h = sha256(name);
+        int n = ((h[0] & 0xff) << 16 | (h[1] & 0xff) << 8 | (h[2] & 0xff)) % (254 * 254 * 254);
+        for (int i = 0; ; i++) {
+            int k = (n + i) % (254 * 254 * 254);
+            String address = "127." + (1 + k / (254 * 254)) + "." + (1 + k / 254 % 254) + "." + (1 + k % 254);
+            if (!taken.contains(address)) {
+                return address;
+            }
+        }
+    }
+
+    private List<InstanceDir> dirs() {
+        try (Stream<Path> entries = Files.list(stateDir)) {
+            return entries.filter(Files::isDirectory).sorted().map(InstanceDir::new).toList();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private InstanceDir dir(String name) {
+        return new InstanceDir(stateDir.resolve(name));
+    }
+
+    private Object lock(String name) {
+        return locks.computeIfAbsent(name, n -> new Object());
+    }
+
+    /** The instance name in a providerID; anything that could leave the state directory is refused. */
+    private static String name(String providerID) throws ProviderException {
+        String name = providerID.startsWith(ID_PREFIX) ? providerID.substring(ID_PREFIX.length()) : "";
+        if (!name.matches("[a-z0-9][a-z0-9-]{0,62}")) {
+            throw new ProviderException.Permanent("not a local providerID: " + providerID);
+        }
+        return name;
+    }
+
+    private static byte[] sha256(String s) {
+        try {
+            return MessageDigest.getInstance("SHA-256").digest(s.getBytes(StandardCharsets.UTF_8));
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("the JDK has no SHA-256", e);
+        }
+    }
+}
