@@ -12,7 +12,8 @@ final class FlagTable {
     static Flags declare() {
         return new Flags()
                 .defineBool("local", "run everything on this machine: an embedded API server, Squid processes "
-                        + "as proxies, sample Proxies and a generated discovery token")
+                        + "as proxies, sample Proxies, a generated discovery token and a probe target on "
+                        + "127.0.0.1:8091")
                 .define("proxy-namespace", "", "watch Proxies in this namespace only (default: all namespaces)")
                 .define("providers-config", "", "YAML file listing the providers Managed Proxies can name")
                 .define("leader-elect", "true", "elect a leader through a Lease so that only one replica reconciles")

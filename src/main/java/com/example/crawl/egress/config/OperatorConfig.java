@@ -36,6 +36,12 @@ public record OperatorConfig(
         Probes probes,
         Logging logging) {
 
+    /**
+     * The probe URL of local mode unless {@code --default-probe-url} says otherwise: local mode
+     * serves it on loopback itself, so that it needs no internet.
+     */
+    public static final URI LOCAL_PROBE_URL = URI.create("http://127.0.0.1:8091/generate_204");
+
     /** The environment variable that carries the discovery API's bearer token. */
     public static final String DISCOVERY_TOKEN_ENV = "DISCOVERY_TOKEN";
     /** The environment variable (set by the downward API) naming the operator's own namespace. */
@@ -106,7 +112,8 @@ public record OperatorConfig(
                 providerChecks(f),
                 leases(f),
                 discovery(f, env, local),
-                new Probes(f.httpUrl("default-probe-url"), f.integer("max-concurrent-probes", 1, 100_000),
+                new Probes(local && !f.isSet("default-probe-url") ? LOCAL_PROBE_URL : f.httpUrl("default-probe-url"),
+                        f.integer("max-concurrent-probes", 1, 100_000),
                         positive(f, "latency-report-interval"), f.bool("trace-health-probes")),
                 logging(f));
     }

@@ -120,6 +120,15 @@ class OperatorConfigTest {
     }
 
     @Test
+    void shouldProbeLocalModesOwnTargetUnlessAnotherUrlIsGiven() throws ConfigException {
+        assertEquals(OperatorConfig.LOCAL_PROBE_URL, parse("--local").probes().defaultUrl());
+        assertEquals(java.net.URI.create("http://example.test/ok"),
+                parse("--local", "--default-probe-url=http://example.test/ok").probes().defaultUrl());
+        assertEquals(java.net.URI.create("http://connectivitycheck.gstatic.com/generate_204"),
+                parse().probes().defaultUrl());
+    }
+
+    @Test
     void shouldSkipLeaderElectionInLocalModeUnlessAskedFor() throws ConfigException {
         assertFalse(parse("--local").leaderElection().enabled());
         assertTrue(parse("--local", "--leader-elect=true").leaderElection().enabled());
