@@ -14,6 +14,10 @@ final class FlagTable {
                 .defineBool("local", "run everything on this machine: an embedded API server, Squid processes "
                         + "as proxies, sample Proxies, a generated discovery token and a probe target on "
                         + "127.0.0.1:8091")
+                .define("local-state-dir", "", "local mode's directory for Squid instances, kubeconfig and lock "
+                        + "(default: $TMPDIR/egress-proxies-local)")
+                .define("local-squid", "squid", "the squid executable local mode runs (a name on the PATH or in "
+                        + "/usr/sbin, or a path)")
                 .define("proxy-namespace", "", "watch Proxies in this namespace only (default: all namespaces)")
                 .define("providers-config", "", "YAML file listing the providers Managed Proxies can name")
                 .define("leader-elect", "true", "elect a leader through a Lease so that only one replica reconciles")

@@ -19,11 +19,15 @@ import org.slf4j.event.Level;
  * operator reads flags, environment variables or system properties.
  *
  * @param local           run the whole operator on one machine (embedded API server, Squid processes)
+ * @param localStateDir   where local mode keeps its Squid instances, kubeconfig and lock
+ * @param localSquid      the squid executable local mode runs, looked up on the PATH unless a path
  * @param proxyNamespace  watch Proxies in this namespace only; empty means all namespaces
  * @param providersConfig the providers config file, if any
  */
 public record OperatorConfig(
         boolean local,
+        Path localStateDir,
+        String localSquid,
         String proxyNamespace,
         Optional<Path> providersConfig,
         LeaderElection leaderElection,
@@ -101,6 +105,10 @@ public record OperatorConfig(
         boolean local = f.bool("local");
         return new OperatorConfig(
                 local,
+                f.string("local-state-dir").isEmpty()
+                        ? Path.of(System.getProperty("java.io.tmpdir"), "egress-proxies-local")
+                        : Path.of(f.string("local-state-dir")),
+                f.string("local-squid"),
                 f.string("proxy-namespace"),
                 f.string("providers-config").isEmpty()
                         ? Optional.empty() : Optional.of(Path.of(f.string("providers-config"))),

@@ -1,0 +1,124 @@
+package com.example.crawl.egress.local;
+
+import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.server.mock.KubernetesMixedDispatcher;
+import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import io.fabric8.kubernetes.client.utils.Serialization;
+import io.fabric8.mockwebserver.Context;
+import io.fabric8.mockwebserver.MockWebServer;
+import io.fabric8.mockwebserver.ServerRequest;
+import io.fabric8.mockwebserver.ServerResponse;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.util.List;
+import java.util.Map;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * An in-process Kubernetes API on loopback: fabric8's mock server in CRUD mode with the
+ * {@code Proxy} and {@code ProviderHealth} CRDs installed. Out of the box {@code kubectl} cannot
+ * use the mock (it answers {@code /api} and {@code /apis} with a list of CRDs), so the discovery
+ * documents kubectl reads are served as fixed answers; with them {@code kubectl apply
+ * --validate=false} and {@code kubectl get px} work. State lives in memory and ends with the
+ * process.
+ *
+ * <p>Thread-safe. {@link #close} is idempotent.
+ */
+final class EmbeddedApiServer implements AutoCloseable {
+
+    private static final List<String> CRDS =
+            List.of("crd/proxies.crawl.example.com.yaml", "crd/providerhealths.crawl.example.com.yaml");
+    /** Held so the level sticks: the mock logs every request at INFO. */
+    private static final Logger SERVER_LOG = Logger.getLogger(MockWebServer.class.getName());
+
+    private final KubernetesMockServer server;
+    private final KubernetesClient client;
+
+    private EmbeddedApiServer(KubernetesMockServer server) {
+        this.server = server;
+        this.client = server.createClient();
+    }
+
+    /** Starts on an ephemeral loopback port and installs the CRDs. */
+    static EmbeddedApiServer start() {
+        SERVER_LOG.setLevel(Level.WARNING);
+        Map<ServerRequest, Queue<ServerResponse>> expectations = new ConcurrentHashMap<>();
+        KubernetesMockServer server = new KubernetesMockServer(new Context(Serialization.jsonMapper()),
+                new MockWebServer(), expectations, new KubernetesMixedDispatcher(expectations), false);
+        server.start(InetAddress.getLoopbackAddress(), 0);
+        EmbeddedApiServer api = new EmbeddedApiServer(server);
+        api.serveDiscovery();
+        api.installCrds();
+        return api;
+    }
+
+    /** A client of this server (JDK HTTP client, no auth). Closed by {@link #close}. */
+    KubernetesClient client() {
+        return client;
+    }
+
+    /** The server's base URL, e.g. {@code http://127.0.0.1:40123}. */
+    String url() {
+        return "http://" + server.getHostName() + ":" + server.getPort();
+    }
+
+    @Override
+    public void close() {
+        client.close();
+        server.destroy();
+    }
+
+    private void installCrds() {
+        for (String crd : CRDS) {
+            try (InputStream in = EmbeddedApiServer.class.getClassLoader().getResourceAsStream(crd)) {
+                if (in == null) {
+                    throw new IllegalStateException("the jar lacks " + crd);
+                }
+                var crds = client.apiextensions().v1().customResourceDefinitions();
+                CustomResourceDefinition item = crds.load(in).item();
+                crds.resource(item).create();
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
+    }
+
+    /**
+     * The discovery documents kubectl reads before it acts. Expectations come before CRUD in the
+     * mixed dispatcher; kubectl asks with {@code ?timeout=32s}, so both forms are answered.
+     */
+    private void serveDiscovery() {
+        String core = """
+                {"kind":"APIVersions","versions":["v1"],"serverAddressByClientCIDRs":\
+                [{"clientCIDR":"0.0.0.0/0","serverAddress":"%s"}]}""".formatted(server.getHostName() + ":" + server.getPort());
+        String groups = """
+                {"kind":"APIGroupList","apiVersion":"v1","groups":[\
+                {"name":"crawl.example.com","versions":[{"groupVersion":"crawl.example.com/v1alpha1","version":"v1alpha1"}],\
+                "preferredVersion":{"groupVersion":"crawl.example.com/v1alpha1","version":"v1alpha1"}}]}""";
+        String coreResources = """
+                {"kind":"APIResourceList","apiVersion":"v1","groupVersion":"v1","resources":[\
+                {"name":"namespaces","singularName":"namespace","namespaced":false,"kind":"Namespace","verbs":["get","list","create","delete"],"shortNames":["ns"]},\
+                {"name":"secrets","singularName":"secret","namespaced":true,"kind":"Secret","verbs":["get","list","create","update","delete","watch"]}]}""";
+        String crawlResources = """
+                {"kind":"APIResourceList","apiVersion":"v1","groupVersion":"crawl.example.com/v1alpha1","resources":[\
+                {"name":"proxies","singularName":"proxy","namespaced":true,"kind":"Proxy",\
+                "verbs":["get","list","watch","create","update","patch","delete"],"shortNames":["px"]},\
+                {"name":"proxies/status","singularName":"","namespaced":true,"kind":"Proxy","verbs":["get","update","patch"]},\
+                {"name":"providerhealths","singularName":"providerhealth","namespaced":false,"kind":"ProviderHealth",\
+                "verbs":["get","list","watch","create","update","patch","delete"],"shortNames":["ph"]},\
+                {"name":"providerhealths/status","singularName":"","namespaced":false,"kind":"ProviderHealth","verbs":["get","update","patch"]}]}""";
+        Map<String, String> answers = Map.of("/api", core, "/apis", groups, "/api/v1", coreResources,
+                "/apis/crawl.example.com/v1alpha1", crawlResources);
+        answers.forEach((path, body) -> {
+            server.expect().get().withPath(path).andReturn(200, body).always();
+            server.expect().get().withPath(path + "?timeout=32s").andReturn(200, body).always();
+        });
+    }
+}
