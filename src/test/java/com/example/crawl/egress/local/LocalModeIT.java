@@ -1,0 +1,226 @@
+package com.example.crawl.egress.local;
+
+import static com.example.crawl.egress.local.LocalOperator.alive;
+import static com.example.crawl.egress.local.LocalOperator.freePort;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.example.crawl.egress.ItRequirements;
+import com.example.crawl.egress.api.Phase;
+import com.example.crawl.egress.api.Proxy;
+import com.example.crawl.egress.provider.local.LocalProvider;
+
+import com.fasterxml.jackson.databind.JsonNode;
+
+import io.fabric8.kubernetes.client.Config;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * {@code java -jar ... --local} end to end, as the README walks through it: the sample Proxies
+ * become Ready on real Squid processes, leases work through the discovery API, a request goes
+ * through a leased proxy, cooldowns and capacity hold, a deleted Proxy's Squid stops, a killed
+ * Squid is replaced, and no Squid outlives the operator, also after {@code kill -9}.
+ */
+class LocalModeIT {
+
+    @TempDir
+    Path tmp;
+
+    @BeforeEach
+    void requireSquid() throws IOException {
+        ItRequirements.require("squid", LocalProvider.findSquid("squid").isPresent(), "apt-get install squid");
+        // Squid, switched to its own user when started as root, must reach into the test's directory.
+        Files.setPosixFilePermissions(tmp, java.nio.file.attribute.PosixFilePermissions.fromString("rwxr-xr-x"));
+    }
+
+    @Test
+    void shouldLendWorkingProxiesAndCleanUpAfterThemselves() throws Exception {
+        try (LocalOperator op = LocalOperator.start(tmp.resolve("state"), freePort(), freePort())) {
+            op.await(() -> healthyCount(op) == 3, "three healthy sample Proxies");
+
+            // A lease for a target, and a request through the proxy it names.
+            JsonNode lease = acquire(op, "{\"selector\":{\"region\":\"eu-west\"},\"target\":\"shop.test\"}", 201);
+            assertEquals("local-eu", lease.at("/proxy/name").asText());
+            URI proxy = URI.create(lease.at("/proxy/url").asText());
+            assertEquals(LocalTarget.GREETING, getThrough(proxy, "http://127.0.0.1:8091/"));
+
+            // banned for shop.test: the next lease for shop.test goes elsewhere, another site may still get it.
+            assertEquals(204, op.call("POST", "/v1/leases/" + lease.get("leaseId").asText() + "/report",
+                    "{\"result\":\"banned\"}").status());
+            assertNotEquals("local-eu", acquire(op, "{\"target\":\"shop.test\"}", 201).at("/proxy/name").asText());
+            assertEquals(409, op.call("POST", "/v1/leases",
+                    "{\"selector\":{\"region\":\"eu-west\"},\"target\":\"shop.test\"}").status());
+            JsonNode other = acquire(op, "{\"selector\":{\"region\":\"eu-west\"},\"target\":\"news.test\"}", 201);
+            assertEquals("local-eu", other.at("/proxy/name").asText());
+
+            // local-eu takes two leases; both are out, so a third is refused until one is released.
+            LocalOperator.Reply full = op.call("POST", "/v1/leases", "{\"selector\":{\"region\":\"eu-west\"}}");
+            assertEquals(409, full.status());
+            assertEquals(1, full.body().get("atCapacity").asInt());
+            assertEquals(204, op.call("DELETE", "/v1/leases/" + other.get("leaseId").asText(), null).status());
+            acquire(op, "{\"selector\":{\"region\":\"eu-west\"}}", 201);
+
+            try (KubernetesClient kube = kubeClient(op)) {
+                // A Squid killed by hand: the failed probes wake the reconciler, which finds the instance
+                // Stopped and replaces it (the process is the instance here, so no Unhealthy phase shows
+                // in between); meanwhile discovery stops lending it, and then it is Ready on a new Squid.
+                long usPid = pidOf(op, kube, "local-us");
+                ProcessHandle.of(usPid).ifPresent(ProcessHandle::destroyForcibly);
+                op.await(() -> phase(kube, "local-us") != Phase.Ready && healthyCount(op) == 2,
+                        "local-us no longer Ready nor lent after its Squid died");
+                op.await(() -> op.log().contains("Instance stopped; deleting it to create a new one"),
+                        "the reconciler replacing the stopped instance");
+                op.await(() -> phase(kube, "local-us") == Phase.Ready && pidOf(op, kube, "local-us") != usPid,
+                        "local-us Ready again on a new Squid");
+
+                // A deleted Proxy: its Squid stops and the object goes.
+                long asiaPid = pidOf(op, kube, "local-asia");
+                kube.resources(Proxy.class).inNamespace("default").withName("local-asia").delete();
+                op.await(() -> kube.resources(Proxy.class).inNamespace("default").withName("local-asia").get() == null,
+                        "local-asia removed");
+                assertFalse(alive(asiaPid), "local-asia's Squid still runs");
+            }
+
+            List<Long> pids = op.squidPids();
+            assertEquals(2, pids.size(), pids.toString());
+            assertEquals(0, op.stop(), op.log());
+            for (long pid : pids) {
+                assertFalse(alive(pid), "Squid " + pid + " outlived a clean shutdown");
+            }
+            assertFalse(op.log().contains("\"level\":\"error\""), op.log());
+        }
+    }
+
+    @Test
+    void shouldSweepSquidsLeftBehindByAKilledOperator() throws Exception {
+        Path state = tmp.resolve("state");
+        List<Long> orphans;
+        try (LocalOperator first = LocalOperator.start(state, freePort(), freePort())) {
+            first.await(() -> healthyCount(first) == 3, "three healthy sample Proxies");
+            orphans = first.squidPids();
+            first.process.destroyForcibly(); // kill -9: no shutdown hook runs
+            first.process.waitFor();
+        }
+        assertEquals(3, orphans.size());
+        assertTrue(orphans.stream().allMatch(LocalOperator::alive), "kill -9 leaves the Squids running");
+
+        try (LocalOperator second = LocalOperator.start(state, freePort(), freePort())) {
+            second.await(() -> second.log().contains("Removed Squid instances an earlier run left behind"), "the sweep");
+            for (long pid : orphans) {
+                assertFalse(alive(pid), "orphaned Squid " + pid + " survived the next start");
+            }
+            second.await(() -> healthyCount(second) == 3, "three healthy sample Proxies again");
+            assertEquals(0, second.stop());
+        }
+    }
+
+    @Test
+    void shouldRefuseASecondLocalOperatorInOneLine() throws Exception {
+        Path state = tmp.resolve("state");
+        int discovery = freePort();
+        try (LocalOperator first = LocalOperator.start(state, discovery, freePort())) {
+            first.await(() -> healthyCount(first) == 3, "three healthy sample Proxies");
+
+            try (LocalOperator sameDir = LocalOperator.start(state, freePort(), freePort())) {
+                assertEquals(Optional.of(1), sameDir.awaitExit());
+                assertOneLine(sameDir, "another --local operator is running with state directory");
+            }
+            try (LocalOperator samePorts = LocalOperator.start(tmp.resolve("other"), discovery, freePort())) {
+                assertEquals(Optional.of(1), samePorts.awaitExit());
+                assertOneLine(samePorts, "cannot listen on");
+            }
+            assertEquals(3, healthyCount(first), "the first operator is untouched");
+            assertEquals(0, first.stop());
+        }
+    }
+
+    @Test
+    void shouldSayHowToInstallSquidWhenItIsMissing() throws Exception {
+        try (LocalOperator op = LocalOperator.start(tmp.resolve("state"), freePort(), freePort(),
+                "--local-squid=squid-that-is-not-installed")) {
+            assertEquals(Optional.of(1), op.awaitExit());
+            assertOneLine(op, "apt-get install squid");
+        }
+    }
+
+    // --- helpers ---
+
+    /** Exactly one line on stderr-or-stdout mentions the problem, and it contains {@code fragment}. */
+    private static void assertOneLine(LocalOperator op, String fragment) {
+        List<String> plain = op.log().lines().filter(l -> l.startsWith("egress-proxies-operator: ")).toList();
+        assertEquals(1, plain.size(), op.log());
+        assertTrue(plain.get(0).contains(fragment), plain.get(0));
+    }
+
+    private static int healthyCount(LocalOperator op) {
+        try {
+            LocalOperator.Reply r = op.call("GET", "/v1/proxies?healthy=true", null);
+            return r.status() == 200 ? r.body().get("count").asInt() : -1;
+        } catch (IOException | InterruptedException e) {
+            return -1;
+        }
+    }
+
+    private static JsonNode acquire(LocalOperator op, String body, int expected) throws Exception {
+        LocalOperator.Reply r = op.call("POST", "/v1/leases", body);
+        assertEquals(expected, r.status(), String.valueOf(r.body()));
+        return r.body();
+    }
+
+    private static KubernetesClient kubeClient(LocalOperator op) throws IOException {
+        Path kubeconfig = Path.of(op.banner("kubeconfig"));
+        Config config = Config.fromKubeconfig(Files.readString(kubeconfig));
+        return new KubernetesClientBuilder().withConfig(config).build();
+    }
+
+    private static Phase phase(KubernetesClient kube, String name) {
+        Proxy p = kube.resources(Proxy.class).inNamespace("default").withName(name).get();
+        return p == null || p.getStatus() == null ? null : p.getStatus().phase();
+    }
+
+    /** The pid of the Squid behind a sample Proxy, from its instance directory. */
+    private static long pidOf(LocalOperator op, KubernetesClient kube, String name) {
+        try {
+            Proxy p = kube.resources(Proxy.class).inNamespace("default").withName(name).get();
+            String instance = p.getStatus().providerID().substring("local/".length());
+            return Files.readAllLines(op.stateDir.resolve("instances").resolve(instance).resolve("instance.properties"))
+                    .stream().filter(l -> l.startsWith("pid=")).mapToLong(l -> Long.parseLong(l.substring(4)))
+                    .findFirst().orElse(0);
+        } catch (IOException | RuntimeException e) {
+            return 0; // being replaced right now
+        }
+    }
+
+    /** A GET of {@code url} through {@code proxy}; the body. */
+    private static String getThrough(URI proxy, String url) throws IOException {
+        try (Socket s = new Socket()) {
+            s.connect(new InetSocketAddress(proxy.getHost(), proxy.getPort()), 2000);
+            s.setSoTimeout(5000);
+            OutputStream out = s.getOutputStream();
+            out.write(("GET " + url + " HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+                    .getBytes(StandardCharsets.US_ASCII));
+            InputStream in = s.getInputStream();
+            String response = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+            return response.substring(response.indexOf("\r\n\r\n") + 4);
+        }
+    }
+}

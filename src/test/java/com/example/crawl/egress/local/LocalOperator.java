@@ -1,0 +1,171 @@
+package com.example.crawl.egress.local;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * The shaded jar run with {@code --local}, as the README's first command runs it, on free ports
+ * and its own state directory; with the discovery API and the embedded Kubernetes API it prints.
+ */
+final class LocalOperator implements AutoCloseable {
+
+    static final Path JAR = Path.of("target/egress-proxies-operator.jar");
+    static final Duration WAIT = Duration.ofSeconds(60);
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    final Path stateDir;
+    final Path output;
+    final int discoveryPort;
+    final int healthPort;
+    final Process process;
+    private final HttpClient http = HttpClient.newHttpClient();
+
+    private LocalOperator(Path stateDir, Path output, int discoveryPort, int healthPort, Process process) {
+        this.stateDir = stateDir;
+        this.output = output;
+        this.discoveryPort = discoveryPort;
+        this.healthPort = healthPort;
+        this.process = process;
+    }
+
+    /** Starts the jar; does not wait for anything. */
+    static LocalOperator start(Path stateDir, int discoveryPort, int healthPort, String... extra) throws IOException {
+        Files.createDirectories(stateDir);
+        Path output = Files.createTempFile(stateDir.getParent(), "local-operator", ".out");
+        List<String> command = new ArrayList<>(List.of(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-jar", JAR.toString(), "--local",
+                "--local-state-dir=" + stateDir, "--discovery-address=127.0.0.1:" + discoveryPort,
+                "--health-address=127.0.0.1:" + healthPort, "--metrics-address=0"));
+        command.addAll(List.of(extra));
+        ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(output.toFile());
+        pb.environment().remove("JAVA_TOOL_OPTIONS");
+        pb.environment().remove("DISCOVERY_TOKEN");
+        return new LocalOperator(stateDir, output, discoveryPort, healthPort, pb.start());
+    }
+
+    static int freePort() throws IOException {
+        try (ServerSocket s = new ServerSocket(0)) {
+            return s.getLocalPort();
+        }
+    }
+
+    String log() {
+        try {
+            return Files.readString(output, StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            return "(unreadable: " + e + ")";
+        }
+    }
+
+    /** The value after {@code label} in the banner, once printed. */
+    String banner(String label) {
+        Pattern p = Pattern.compile("^\\s*" + Pattern.quote(label) + "\\s+(\\S+)\\s*$", Pattern.MULTILINE);
+        await(() -> p.matcher(log()).find(), "the banner's " + label);
+        Matcher m = p.matcher(log());
+        m.find();
+        return m.group(1);
+    }
+
+    String token() {
+        return banner("discovery token");
+    }
+
+    /** A discovery API call with the bearer token; the status and the parsed body (null when empty). */
+    Reply call(String method, String path, String body) throws IOException, InterruptedException {
+        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + discoveryPort + path))
+                .header("Authorization", "Bearer " + token()).timeout(Duration.ofSeconds(10));
+        b.method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
+        if (body != null) {
+            b.header("Content-Type", "application/json");
+        }
+        HttpResponse<String> r = http.send(b.build(), HttpResponse.BodyHandlers.ofString());
+        return new Reply(r.statusCode(), r.body().isEmpty() ? null : JSON.readTree(r.body()));
+    }
+
+    record Reply(int status, JsonNode body) { }
+
+    /** Waits, bounded, until {@code condition} holds; fails with the operator's output otherwise. */
+    void await(BooleanSupplier condition, String what) {
+        long end = System.nanoTime() + WAIT.toNanos();
+        while (System.nanoTime() - end < 0) {
+            if (condition.getAsBoolean()) {
+                return;
+            }
+            if (!process.isAlive()) {
+                throw new AssertionError("the operator exited (" + process.exitValue() + ") before " + what + ":\n" + log());
+            }
+            try {
+                Thread.sleep(100); // a poll interval for an outside process, not a race fix
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new AssertionError(e);
+            }
+        }
+        throw new AssertionError("timed out waiting for " + what + ":\n" + log());
+    }
+
+    /** The pids the state directory records for running Squids. */
+    List<Long> squidPids() throws IOException {
+        Path instances = stateDir.resolve("instances");
+        if (!Files.isDirectory(instances)) {
+            return List.of();
+        }
+        List<Long> pids = new ArrayList<>();
+        try (var dirs = Files.list(instances)) {
+            for (Path d : dirs.toList()) {
+                Path facts = d.resolve("instance.properties");
+                if (Files.exists(facts)) {
+                    Files.readAllLines(facts).stream().filter(l -> l.startsWith("pid="))
+                            .map(l -> Long.parseLong(l.substring(4))).filter(pid -> pid > 0).forEach(pids::add);
+                }
+            }
+        }
+        return pids;
+    }
+
+    static boolean alive(long pid) {
+        return ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false);
+    }
+
+    /** SIGTERM, as Ctrl-C or Kubernetes stops it; the exit code. */
+    int stop() throws InterruptedException {
+        process.destroy();
+        if (!process.waitFor(WAIT.toSeconds(), TimeUnit.SECONDS)) {
+            throw new AssertionError("did not stop on SIGTERM:\n" + log());
+        }
+        return process.exitValue();
+    }
+
+    /** The exit code once the process ends by itself. */
+    Optional<Integer> awaitExit() throws InterruptedException {
+        return process.waitFor(WAIT.toSeconds(), TimeUnit.SECONDS) ? Optional.of(process.exitValue()) : Optional.empty();
+    }
+
+    @Override
+    public void close() {
+        process.destroyForcibly();
+        try {
+            process.waitFor(10, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}
