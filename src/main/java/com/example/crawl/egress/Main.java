@@ -11,7 +11,9 @@ import com.example.crawl.egress.controller.ProxyInformers;
 import com.example.crawl.egress.controller.ProxyKey;
 import com.example.crawl.egress.controller.ProxyReconciler;
 import com.example.crawl.egress.provider.ProviderDecorator;
+import com.example.crawl.egress.provider.ProviderFactory;
 import com.example.crawl.egress.provider.ProviderRegistry;
+import com.example.crawl.egress.provider.kubernetes.PodProvider;
 import com.example.crawl.egress.queue.RateLimiter;
 import com.example.crawl.egress.queue.WorkQueue;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -72,18 +74,24 @@ public final class Main {
         }
         OperatorConfig config;
         ProvidersConfig providersConfig;
+        KubernetesClient client = null;
         ProviderRegistry providers;
         try {
             config = OperatorConfig.parse(args, env);
             providersConfig = config.providersConfig().isPresent()
                     ? ProvidersConfig.load(config.providersConfig().get())
                     : ProvidersConfig.NONE;
-            // Each provider's factory joins this map in the change that builds the provider.
-            providers = ProviderRegistry.build(providersConfig, Map.of(), ProviderDecorator.none());
+            // Before the registry: the kubernetes provider shares the operator's client.
+            client = new KubernetesClientBuilder().build();
+            providers = ProviderRegistry.build(providersConfig, providerFactories(client), ProviderDecorator.none());
         } catch (ConfigException e) {
+            if (client != null) {
+                client.close();
+            }
             err.println(NAME + ": " + e.getMessage());
             return EXIT_USAGE;
         }
+        shutdown.register(client);
         LogSetup.configure(config.logging().format(), config.logging().level(), out, Clock.systemUTC());
         Logger log = LoggerFactory.getLogger(Main.class);
         log.atInfo().addKeyValue("providers", providers.names()).addKeyValue("proxyNamespace", config.proxyNamespace())
@@ -94,7 +102,7 @@ public final class Main {
             return EXIT_FAILED;
         }
         try {
-            start(config, providers, identity(env), shutdown);
+            start(config, client, providers, identity(env), shutdown);
             shutdown.await();
         } catch (StartException e) {
             log.atError().addKeyValue("error", e.getMessage()).log("Operator failed to start");
@@ -107,10 +115,14 @@ public final class Main {
         return shutdown.exitCode();
     }
 
+    /** One factory per provider type this build has; each type joins in the change that builds its provider. */
+    private static Map<String, ProviderFactory> providerFactories(KubernetesClient client) {
+        return Map.of("kubernetes", c -> PodProvider.create(c, client));
+    }
+
     /** Builds and starts every component; registers each with {@code shutdown} in reverse stop order. */
-    private static void start(OperatorConfig config, ProviderRegistry providers, String identity, Shutdown shutdown)
-            throws StartException, InterruptedException {
-        KubernetesClient client = shutdown.register(new KubernetesClientBuilder().build());
+    private static void start(OperatorConfig config, KubernetesClient client, ProviderRegistry providers,
+            String identity, Shutdown shutdown) throws StartException, InterruptedException {
         // A thread per callback: a lost lease must be handled even while a start is still running.
         ExecutorService leaderStart = shutdown.register(Executors.newThreadPerTaskExecutor(
                 Thread.ofPlatform().name("leader-", 0).factory()));

@@ -63,6 +63,25 @@ class MainTest {
     }
 
     @Test
+    void shouldBuildAKubernetesProviderFromTheProvidersConfig(@TempDir Path dir) throws Exception {
+        Path file = dir.resolve("providers.yaml");
+        Files.writeString(file, "providers: [{name: in-cluster, type: kubernetes, kubernetes: {namespace: proxies}}]\n");
+        // --local stops right after the registry is built and the configuration logged.
+        assertEquals(1, run(Map.of("DISCOVERY_TOKEN", "t"), "--providers-config=" + file, "--local"));
+        String stdout = out.toString(StandardCharsets.UTF_8);
+        assertTrue(stdout.contains("\"providers\":\"[in-cluster]\""), stdout);
+    }
+
+    @Test
+    void shouldExitTwoNamingTheProviderTypesThisBuildHas(@TempDir Path dir) throws Exception {
+        Path file = dir.resolve("providers.yaml");
+        Files.writeString(file, "providers: [{name: gcp-eu, type: gcp, gcp: {project: crawl-eu}}]\n");
+        assertEquals(2, run(Map.of("DISCOVERY_TOKEN", "t"), "--providers-config=" + file));
+        assertEquals("egress-proxies-operator: providers config: providers[0] (gcp-eu).type: no provider of type "
+                + "\"gcp\" in this build (available: kubernetes)\n", err());
+    }
+
+    @Test
     void shouldLogConfigurationAsJsonAndSayPlainlyThatLocalModeIsNotBuiltYet() {
         assertEquals(1, run(Map.of("DISCOVERY_TOKEN", "t0ken-value"), "--proxy-namespace=crawl", "--local"));
         String stdout = out.toString(StandardCharsets.UTF_8);

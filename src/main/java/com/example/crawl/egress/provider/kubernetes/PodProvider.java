@@ -1,0 +1,220 @@
+package com.example.crawl.egress.provider.kubernetes;
+
+import com.example.crawl.egress.config.ProviderConfig;
+import com.example.crawl.egress.provider.Checker;
+import com.example.crawl.egress.provider.CreateRequest;
+import com.example.crawl.egress.provider.Instance;
+import com.example.crawl.egress.provider.Provider;
+import com.example.crawl.egress.provider.ProviderException;
+import com.example.crawl.egress.provider.TargetStatus;
+import io.fabric8.kubernetes.api.model.ListOptions;
+import io.fabric8.kubernetes.api.model.ListOptionsBuilder;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodList;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.RequestConfigBuilder;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * The {@code kubernetes} provider: one Squid pod per Proxy in this cluster ({@link PodTemplate}),
+ * observed by {@code get} polls, never watched. providerIDs are
+ * {@code namespaces/<namespace>/pods/<name>} ({@link PodId}); pods go to the provider's
+ * {@code namespace} setting, or to the Proxy's own namespace when that is empty.
+ *
+ * <ul>
+ *   <li>{@code create} of a pod that exists (409) adopts it when its owner-UID label is the
+ *       request's, and fails {@code Permanent} when it belongs to someone else;</li>
+ *   <li>{@code get} maps the pod through {@link PodInstance}; a missing pod is {@code NotFound};</li>
+ *   <li>{@code delete} of a missing pod succeeds; a deleted pod stays visible (Terminated) for
+ *       its grace period;</li>
+ *   <li>{@code listByTag} lists pods with the managed label in every namespace, 500 per page;</li>
+ *   <li>{@code check} lists at most one of them (target {@code apiserver}): the verb and scope
+ *       that listing and garbage collection need.</li>
+ * </ul>
+ *
+ * <p>Errors are sorted by {@link ApiFailure#classify}. Every request is bounded by a request
+ * timeout (10 s) on top of the client's connection timeout, and fabric8's own retries are off:
+ * the reconciler's work queue retries with backoff, and fabric8's ten retries would stretch one
+ * call past a minute. No owner reference ties a pod to its Proxy: the pod may live in another
+ * namespace, and {@code skip-cleanup} must be able to leave it behind.
+ *
+ * <p>Thread-safe and stateless apart from the shared client; calls block the caller.
+ */
+public final class PodProvider implements Provider, Checker {
+
+    static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(10);
+    static final String TARGET = "apiserver";
+    private static final long PAGE_SIZE = 500;
+
+    private final KubernetesClient client;
+    private final String namespace;
+    private final String image;
+    private final Duration requestTimeout;
+    private final Clock clock;
+
+    /**
+     * @param client         shared with the rest of the operator; this provider derives its own
+     *                       request settings from it and never closes it
+     * @param requestTimeout bound of each API request
+     */
+    PodProvider(KubernetesClient client, ProviderConfig.Kubernetes settings, Duration requestTimeout, Clock clock) {
+        this.client = bounded(client, requestTimeout);
+        this.namespace = Objects.requireNonNull(settings.namespace(), "namespace");
+        this.image = Objects.requireNonNull(settings.image(), "image");
+        this.requestTimeout = requestTimeout;
+        this.clock = clock;
+    }
+
+    /** The provider for a {@code kubernetes} entry of the providers config; calls nothing yet. */
+    public static PodProvider create(ProviderConfig config, KubernetesClient client) {
+        if (!(config.settings() instanceof ProviderConfig.Kubernetes settings)) {
+            throw new IllegalArgumentException("not a kubernetes provider entry: " + config.name());
+        }
+        return new PodProvider(client, settings, REQUEST_TIMEOUT, Clock.systemUTC());
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * <p>Ignores {@code req.cloudInit()}: a pod has no cloud-init.
+     */
+    @Override
+    public Instance create(CreateRequest req) throws ProviderException {
+        PodId id = new PodId(namespace.isEmpty() ? req.namespace() : namespace, req.name());
+        Pod pod = PodTemplate.build(req, id.namespace(), image);
+        try {
+            return PodInstance.of(client.pods().inNamespace(id.namespace()).resource(pod).create());
+        } catch (KubernetesClientException e) {
+            if (e.getCode() == 409) {
+                return adopt(id, req.ownerUid());
+            }
+            throw ApiFailure.classify("create pod " + id.namespace() + "/" + id.name(), e);
+        }
+    }
+
+    @Override
+    public Instance get(String providerID) throws ProviderException {
+        PodId id = PodId.parse(providerID);
+        Pod pod = read(id);
+        if (pod == null) {
+            throw new ProviderException.NotFound("pod " + id.namespace() + "/" + id.name() + " not found");
+        }
+        return PodInstance.of(pod);
+    }
+
+    @Override
+    public void delete(String providerID) throws ProviderException {
+        PodId id = PodId.parse(providerID);
+        try {
+            // fabric8 answers a 404 with an empty list rather than an exception: already gone is done.
+            client.pods().inNamespace(id.namespace()).withName(id.name()).delete();
+        } catch (KubernetesClientException e) {
+            throw ApiFailure.classify("delete pod " + id.namespace() + "/" + id.name(), e);
+        }
+    }
+
+    @Override
+    public List<Instance> listByTag() throws ProviderException {
+        List<Instance> instances = new ArrayList<>();
+        String next = null;
+        try {
+            do {
+                PodList page = managedPods(client, new ListOptionsBuilder().withLimit(PAGE_SIZE).withContinue(next).build());
+                page.getItems().forEach(p -> instances.add(PodInstance.of(p)));
+                next = page.getMetadata() == null ? null : page.getMetadata().getContinue();
+            } while (next != null && !next.isEmpty());
+        } catch (KubernetesClientException e) {
+            // One failed page fails the whole listing: what GC does not see, it cannot judge.
+            throw ApiFailure.classify("list managed pods in all namespaces", e);
+        }
+        return List.copyOf(instances);
+    }
+
+    /**
+     * Lists at most one managed pod in all namespaces, on a virtual thread, and waits for it no
+     * later than {@code deadline}; the request itself is bounded by the same time, so an
+     * abandoned one ends too. Target {@code apiserver}; reasons as {@link ApiFailure#checkReason}.
+     */
+    @Override
+    public List<TargetStatus> check(Instant deadline) {
+        Map<String, String> details = Map.of("namespace", namespace.isEmpty() ? "(each Proxy's own)" : namespace);
+        Duration left = Duration.between(clock.instant(), deadline);
+        if (left.isNegative() || left.isZero()) {
+            return List.of(TargetStatus.notReady(TARGET, ApiFailure.TIMEOUT, "no time left before the deadline", details));
+        }
+        KubernetesClient checking = bounded(client, left.compareTo(requestTimeout) < 0 ? left : requestTimeout);
+        CompletableFuture<PodList> listing = new CompletableFuture<>();
+        Thread.ofVirtual().name("kubernetes-check").start(() -> {
+            try {
+                listing.complete(managedPods(checking, new ListOptionsBuilder().withLimit(1L).build()));
+            } catch (Throwable t) {
+                listing.completeExceptionally(t);
+            }
+        });
+        try {
+            listing.get(left.toNanos(), TimeUnit.NANOSECONDS);
+            return List.of(TargetStatus.ready(TARGET, details));
+        } catch (ExecutionException e) {
+            Throwable cause = e.getCause() == null ? e : e.getCause();
+            return List.of(TargetStatus.notReady(TARGET, ApiFailure.checkReason(cause),
+                    "list managed pods in all namespaces: " + ApiFailure.describe(cause), details));
+        } catch (TimeoutException e) {
+            return List.of(TargetStatus.notReady(TARGET, ApiFailure.TIMEOUT,
+                    "list managed pods in all namespaces: no answer before the deadline", details));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return List.of(TargetStatus.notReady(TARGET, ApiFailure.TIMEOUT, "interrupted while checking", details));
+        }
+    }
+
+    /** The existing pod behind a 409, if it is this owner's; a pod of another owner is never adopted. */
+    private Instance adopt(PodId id, String ownerUid) throws ProviderException {
+        Pod existing = read(id);
+        if (existing == null) {
+            throw new ProviderException.Transient("pod " + id.namespace() + "/" + id.name()
+                    + " already existed on create but was gone when read back");
+        }
+        Instance instance = PodInstance.of(existing);
+        if (!ownerUid.equals(instance.ownerUid())) {
+            throw new ProviderException.Permanent("pod " + id.namespace() + "/" + id.name() + " already exists and "
+                    + (instance.ownerUid() == null ? "carries no " + PodTemplate.OWNER_UID_LABEL + " label"
+                    : "belongs to owner UID " + instance.ownerUid()) + ", not to this Proxy (" + ownerUid + ")");
+        }
+        return instance;
+    }
+
+    /** The pod, or null when it does not exist. */
+    private Pod read(PodId id) throws ProviderException {
+        try {
+            return client.pods().inNamespace(id.namespace()).withName(id.name()).get();
+        } catch (KubernetesClientException e) {
+            throw ApiFailure.classify("read pod " + id.namespace() + "/" + id.name(), e);
+        }
+    }
+
+    /** Pods with the managed label in every namespace; an equality selector, which every server honours. */
+    private static PodList managedPods(KubernetesClient client, ListOptions options) {
+        return client.pods().inAnyNamespace().withLabel(PodTemplate.MANAGED_LABEL, "true").list(options);
+    }
+
+    /**
+     * A view of {@code client} whose requests time out after {@code timeout} and are not retried.
+     * It shares the HTTP client and must not be closed: its owner closes the original.
+     */
+    private static KubernetesClient bounded(KubernetesClient client, Duration timeout) {
+        int millis = (int) Math.max(1, Math.min(Integer.MAX_VALUE, timeout.toMillis()));
+        return client.newClient(new RequestConfigBuilder(client.getConfiguration().getRequestConfig())
+                .withRequestTimeout(millis).withRequestRetryBackoffLimit(0).build()).adapt(KubernetesClient.class);
+    }
+}

@@ -1,0 +1,188 @@
+package com.example.crawl.egress.provider.kubernetes;
+
+import com.example.crawl.egress.api.KubernetesSpec;
+import com.example.crawl.egress.config.ProviderConfig;
+import com.example.crawl.egress.provider.CreateRequest;
+import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.ContainerBuilder;
+import io.fabric8.kubernetes.api.model.IntOrString;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.api.model.ResourceRequirementsBuilder;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.regex.Pattern;
+
+/**
+ * The Squid pod for one Proxy, as a pure function of the request and the provider's settings:
+ * the same inputs always give the same pod, and nothing here talks to the API.
+ *
+ * <p>The pod runs Canonical's {@code ubuntu/squid} image with our own command. The image's stock
+ * configuration listens on 3128 and serves only private source addresses, and Squid takes its
+ * listening port from a configuration file, not from a flag. So the container gets the whole
+ * configuration in the {@value #CONFIG_ENV} environment variable and a {@code /bin/sh} command
+ * that writes it to {@value #CONFIG_FILE} and {@code exec}s {@code squid -N} on it: Squid is the
+ * container's main process (it gets SIGTERM on delete), the configuration needs no ConfigMap to
+ * create, garbage-collect or grant RBAC for, and {@code kubectl describe pod} shows it.
+ *
+ * <p>Cloud-init has no meaning for a pod and is ignored; so are the GCP and KVM blocks.
+ */
+final class PodTemplate {
+
+    /** Marks every pod this operator made; {@code listByTag} and the checker select on it. */
+    static final String MANAGED_LABEL = "crawl.example.com/managed";
+    /** UID of the owning Proxy: garbage collection's proof of ownership. */
+    static final String OWNER_UID_LABEL = "crawl.example.com/owner-uid";
+    /** The owning Proxy's namespace, for {@code kubectl get pods -l}. */
+    static final String PROXY_NAMESPACE_LABEL = "crawl.example.com/proxy-namespace";
+    /** The owning Proxy's name, when it fits in a label value (63 characters). */
+    static final String PROXY_NAME_LABEL = "crawl.example.com/proxy-name";
+    /** {@code <namespace>/<name>} of the owning Proxy, whatever its length. */
+    static final String PROXY_ANNOTATION = "crawl.example.com/proxy";
+    static final String CONTAINER = "squid";
+    static final String PORT_NAME = "proxy";
+    static final String CONFIG_ENV = "SQUID_CONFIG";
+    static final String CONFIG_FILE = "/etc/squid/egress-proxy.conf";
+
+    private static final int MAX_LABEL_VALUE = 63;
+    private static final Pattern LABEL_VALUE = Pattern.compile("([A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?)?");
+
+    private PodTemplate() {
+    }
+
+    /**
+     * The pod to create for {@code req} in {@code namespace}.
+     *
+     * @param providerImage the provider's {@code image} setting; empty means the pinned default
+     */
+    static Pod build(CreateRequest req, String namespace, String providerImage) {
+        return new PodBuilder()
+                .withNewMetadata()
+                    .withName(req.name())
+                    .withNamespace(namespace)
+                    .withLabels(labels(req))
+                    .withAnnotations(Map.of(PROXY_ANNOTATION, req.namespace() + "/" + req.proxyName()))
+                .endMetadata()
+                .withNewSpec()
+                    .withContainers(container(req, image(req.kubernetes(), providerImage)))
+                    .withRestartPolicy("Always")
+                    // Squid never talks to the API; a mounted token would only be something to steal.
+                    .withAutomountServiceAccountToken(false)
+                    // Nor does it need an environment variable per Service in the namespace.
+                    .withEnableServiceLinks(false)
+                .endSpec()
+                .build();
+    }
+
+    /** The Proxy's image if it names one, else the provider's, else the pinned default. */
+    static String image(KubernetesSpec spec, String providerImage) {
+        if (spec != null && spec.image() != null && !spec.image().isBlank()) {
+            return spec.image();
+        }
+        if (providerImage != null && !providerImage.isBlank()) {
+            return providerImage;
+        }
+        return ProviderConfig.Kubernetes.DEFAULT_IMAGE;
+    }
+
+    /**
+     * The pod's labels: the managed marker and owner UID that listing and garbage collection rely
+     * on, and the Proxy's namespace and name for people (the name only when it is a valid label
+     * value; the annotation always carries it).
+     */
+    static Map<String, String> labels(CreateRequest req) {
+        Map<String, String> labels = new TreeMap<>();
+        labels.put(MANAGED_LABEL, "true");
+        labels.put(OWNER_UID_LABEL, req.ownerUid());
+        labels.put(PROXY_NAMESPACE_LABEL, req.namespace());
+        if (req.proxyName().length() <= MAX_LABEL_VALUE && LABEL_VALUE.matcher(req.proxyName()).matches()) {
+            labels.put(PROXY_NAME_LABEL, req.proxyName());
+        }
+        return labels;
+    }
+
+    /**
+     * Squid's whole configuration for a pod listening on {@code port}.
+     *
+     * <ul>
+     *   <li>clients: private (RFC 1918, RFC 6598 shared, IPv6 unique-local and link-local)
+     *       addresses, where pod networks live, and loopback for {@code kubectl port-forward};
+     *       never the open internet, should someone expose the pod through a load balancer;</li>
+     *   <li>{@code CONNECT} to any port: crawlers fetch https sites on ports other than 443;</li>
+     *   <li>no cache, and no {@code Via} or {@code X-Forwarded-For}: an egress proxy forwards, and
+     *       must not tell sites the crawler's cluster address;</li>
+     *   <li>no access log and {@code cache.log} to nowhere: files in a pod are never rotated and
+     *       would fill the node's disk at crawler rates; {@code -d 1} on the command line sends
+     *       Squid's own messages to stderr, which {@code kubectl logs} shows, through the inherited
+     *       descriptor (Squid cannot reopen {@code /dev/stdout} once it has switched to its
+     *       unprivileged user);</li>
+     *   <li>a bounded descriptor table: Squid sizes it from the container's open-files limit,
+     *       which can be a billion, and would run out of memory doing so;</li>
+     *   <li>no pinger: it needs raw sockets (a capability pods often lack) for a cache
+     *       hierarchy we do not have.</li>
+     * </ul>
+     */
+    static String squidConfig(int port) {
+        return String.join("\n",
+                "http_port " + port,
+                "acl clients src 10.0.0.0/8 100.64.0.0/10 172.16.0.0/12 192.168.0.0/16 fc00::/7 fe80::/10",
+                "http_access deny manager",
+                "http_access allow localhost",
+                "http_access allow clients",
+                "http_access deny all",
+                "cache deny all",
+                "cache_mem 8 MB",
+                "via off",
+                "forwarded_for delete",
+                "access_log none",
+                "cache_log /dev/null",
+                "pid_filename none",
+                "max_filedescriptors 16384",
+                "pinger_enable off",
+                "shutdown_lifetime 5 seconds",
+                "");
+    }
+
+    /**
+     * The container's command: write {@value #CONFIG_ENV} to {@code configFile}, then become
+     * Squid, in the foreground ({@code -N}) with its messages on stderr ({@code -d 1}). The
+     * configuration travels as data, never through the shell's parser.
+     */
+    static List<String> command(String configFile) {
+        return List.of("/bin/sh", "-c",
+                "printf '%s\\n' \"$" + CONFIG_ENV + "\" > " + configFile + " && exec squid -N -d 1 -f " + configFile);
+    }
+
+    private static Container container(CreateRequest req, String image) {
+        return new ContainerBuilder()
+                .withName(CONTAINER)
+                .withImage(image)
+                .withCommand(command(CONFIG_FILE))
+                .addNewEnv().withName(CONFIG_ENV).withValue(squidConfig(req.port())).endEnv()
+                .addNewPort().withName(PORT_NAME).withContainerPort(req.port()).withProtocol("TCP").endPort()
+                .withNewReadinessProbe()
+                    .withNewTcpSocket().withPort(new IntOrString(req.port())).endTcpSocket()
+                    .withPeriodSeconds(5)
+                .endReadinessProbe()
+                .withResources(new ResourceRequirementsBuilder()
+                        .withRequests(quantities(req.kubernetes() == null ? null : req.kubernetes().resources(), true))
+                        .withLimits(quantities(req.kubernetes() == null ? null : req.kubernetes().resources(), false))
+                        .build())
+                .build();
+    }
+
+    /**
+     * The Proxy's requests or limits as quantities, kept as written. An invalid one (the CRD's
+     * pattern should have stopped it) is left for the API server to refuse with a 422.
+     */
+    private static Map<String, Quantity> quantities(KubernetesSpec.Resources resources, boolean requests) {
+        Map<String, Quantity> out = new LinkedHashMap<>();
+        if (resources != null) {
+            (requests ? resources.requests() : resources.limits()).forEach((k, v) -> out.put(k, new Quantity(v)));
+        }
+        return out;
+    }
+}
