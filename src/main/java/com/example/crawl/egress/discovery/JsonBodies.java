@@ -1,9 +1,14 @@
 package com.example.crawl.egress.discovery;
 
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
 import java.util.Optional;
 import java.util.Set;
 import tools.jackson.core.JacksonException;
 import tools.jackson.core.StreamReadFeature;
+import tools.jackson.core.TokenStreamLocation;
 import tools.jackson.databind.DeserializationFeature;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
@@ -42,10 +47,12 @@ final class JsonBodies {
         }
         JsonNode node;
         try {
-            node = MAPPER.readTree(body);
+            node = MAPPER.readTree(utf8(body));
         } catch (JacksonException e) {
-            throw new ApiException(ErrorCode.INVALID_JSON, "the body is not valid JSON (line "
-                    + e.getLocation().getLineNr() + ", column " + e.getLocation().getColumnNr() + ")");
+            // No location for some failures, such as nesting deeper than Jackson's limit.
+            TokenStreamLocation at = e.getLocation();
+            throw new ApiException(ErrorCode.INVALID_JSON, "the body is not valid JSON"
+                    + (at == null ? "" : " (line " + at.getLineNr() + ", column " + at.getColumnNr() + ")"));
         }
         if (!(node instanceof ObjectNode object)) {
             throw new ApiException(ErrorCode.INVALID_JSON, "the body must be a JSON object, not " + kind(node));
@@ -57,6 +64,19 @@ final class JsonBodies {
             }
         }
         return object;
+    }
+
+    /**
+     * Strict UTF-8. Jackson rejects most malformed input itself but decodes overlong forms such as
+     * {@code C0 AF} (a disguised {@code /}), so the body is decoded here first.
+     */
+    private static String utf8(byte[] body) {
+        try {
+            return StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
+                    .onUnmappableCharacter(CodingErrorAction.REPORT).decode(ByteBuffer.wrap(body)).toString();
+        } catch (CharacterCodingException e) {
+            throw new ApiException(ErrorCode.INVALID_JSON, "the body is not valid UTF-8");
+        }
     }
 
     /** A field that is absent or {@code null}: both mean "not given". */
