@@ -10,6 +10,9 @@ import com.example.crawl.egress.controller.ProxyController;
 import com.example.crawl.egress.controller.ProxyInformers;
 import com.example.crawl.egress.controller.ProxyKey;
 import com.example.crawl.egress.controller.ProxyReconciler;
+import com.example.crawl.egress.discovery.DiscoveryServer;
+import com.example.crawl.egress.discovery.LeaseRecorder;
+import com.example.crawl.egress.lease.LeaseStore;
 import com.example.crawl.egress.provider.ProviderDecorator;
 import com.example.crawl.egress.provider.ProviderFactory;
 import com.example.crawl.egress.provider.ProviderRegistry;
@@ -38,6 +41,7 @@ import java.time.Clock;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -147,8 +151,30 @@ public final class Main {
                     () -> informers.hasSynced() && (!election.isLeader() || controller.workersAlive())));
             health.start();
         }
+        // Discovery runs on every replica, leader or not; it binds now so that a taken port fails fast.
+        LeaseStore leases = shutdown.register(new LeaseStore(config.leases(), Clock.systemUTC()));
+        DiscoveryServer discovery = shutdown.register(newDiscoveryServer(config, informers, leases));
         awaitSync(informers.start(controller::enqueue), client.getMasterUrl().toString());
+        leases.start();
+        discovery.start();
         election.start();
+    }
+
+    private static DiscoveryServer newDiscoveryServer(OperatorConfig config, ProxyInformers informers,
+            LeaseStore leases) throws StartException {
+        InetSocketAddress address = config.endpoints().discovery();
+        Optional<String> token = Optional.of(config.discovery().token()).filter(t -> !t.isEmpty());
+        if (token.isEmpty()) {
+            LoggerFactory.getLogger(Main.class).atWarn()
+                    .addKeyValue("reason", "DISCOVERY_TOKEN is not set and --discovery-allow-unauthenticated is given")
+                    .log("Serving the discovery API WITHOUT AUTHENTICATION: anyone who can reach it can lease proxies");
+        }
+        try {
+            return new DiscoveryServer(address, informers::proxies, leases, token, LeaseRecorder.NONE);
+        } catch (IOException e) {
+            throw new StartException("cannot listen on --discovery-address " + address.getHostString() + ":"
+                    + address.getPort() + ": " + e.getMessage());
+        }
     }
 
     /** The leader-only components, started when the lease is won. */

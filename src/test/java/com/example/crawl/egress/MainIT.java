@@ -4,6 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -65,12 +67,39 @@ class MainIT {
     void shouldLogThroughOurOwnSlf4jProviderWithoutWarnings() throws Exception {
         // Nothing listens on port 1: the operator must give up on the first list with one clear line.
         Result r = java(Map.of("DISCOVERY_TOKEN", "t", "KUBERNETES_MASTER", "http://127.0.0.1:1",
-                "KUBERNETES_REQUEST_RETRY_BACKOFFLIMIT", "0", "POD_NAMESPACE", "ops"), "--health-address=0");
+                "KUBERNETES_REQUEST_RETRY_BACKOFFLIMIT", "0", "POD_NAMESPACE", "ops"), "--health-address=0",
+                "--discovery-address=127.0.0.1:0");
         assertEquals(1, r.exit(), r.err());
         assertTrue(r.err().startsWith("egress-proxies-operator: cannot list Proxies and cloud-init Secrets from "
                 + "http://127.0.0.1:1/"), r.err());
         assertTrue(r.out().startsWith("{\"ts\":") && r.out().contains("\"msg\":\"Configuration loaded\""), r.out());
         assertEquals(1, r.err().lines().count(), "only our one line on stderr, no SLF4J or JVM warnings: " + r.err());
+    }
+
+    @Test
+    void shouldWarnOnceWhenDiscoveryServesWithoutAToken() throws Exception {
+        Result r = java(Map.of("KUBERNETES_MASTER", "http://127.0.0.1:1", "KUBERNETES_REQUEST_RETRY_BACKOFFLIMIT", "0",
+                "POD_NAMESPACE", "ops"), "--health-address=0", "--discovery-address=127.0.0.1:0",
+                "--discovery-allow-unauthenticated");
+        assertEquals(1, r.exit(), r.err());
+        List<String> warnings = r.out().lines().filter(l -> l.contains("\"level\":\"warn\"")
+                && l.contains("\"logger\":\"" + Main.class.getName() + "\"")).toList();
+        assertEquals(1, warnings.size(), r.out());
+        assertTrue(warnings.getFirst().contains("WITHOUT AUTHENTICATION"), warnings.getFirst());
+    }
+
+    @Test
+    void shouldNameTheDiscoveryFlagWhenItsPortIsTaken() throws Exception {
+        try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            String address = "127.0.0.1:" + taken.getLocalPort();
+            Result r = java(Map.of("DISCOVERY_TOKEN", "t", "KUBERNETES_MASTER", "http://127.0.0.1:1",
+                    "KUBERNETES_REQUEST_RETRY_BACKOFFLIMIT", "0", "POD_NAMESPACE", "ops"), "--health-address=0",
+                    "--discovery-address=" + address);
+            assertEquals(1, r.exit(), r.err());
+            assertTrue(r.err().startsWith("egress-proxies-operator: cannot listen on --discovery-address " + address
+                    + ": "), r.err());
+            assertEquals(1, r.err().lines().count(), r.err());
+        }
     }
 
     @Test

@@ -103,12 +103,16 @@ public final class LeaseStore implements AutoCloseable {
                     continue;
                 }
                 considered++;
-                int active = active(c.key(), now);
                 if (!c.healthy()) {
                     unhealthy++;
-                } else if (active >= c.maxLeases()) {
+                    continue;
+                }
+                // One key per candidate: building and hashing it is most of the cost of a scan.
+                String key = c.key();
+                int active = active(key, now);
+                if (active >= c.maxLeases()) {
                     atCapacity++;
-                } else if (coolingDown(c.key(), target, now)) {
+                } else if (coolingDown(key, target, now)) {
                     inCooldown++;
                 } else if (best == null || better(c, active, best, bestActive)) {
                     best = c;
@@ -288,6 +292,9 @@ public final class LeaseStore implements AutoCloseable {
     }
 
     private boolean coolingDown(String proxy, Optional<String> target, Instant now) {
+        if (cooldowns.isEmpty()) {
+            return false;
+        }
         if (cooling(new CooldownKey(proxy, ALL_TARGETS), now)) {
             return true;
         }

@@ -23,7 +23,7 @@ import tools.jackson.databind.json.JsonMapper;
  * to be written instead of sleeping or polling. Logging is process-wide: {@link #install()} points
  * it here, {@link #restore()} gives the default back. Thread-safe.
  */
-final class LogLines extends OutputStream {
+public final class LogLines extends OutputStream {
     private static final JsonMapper JSON = JsonMapper.builder().build();
 
     private final ReentrantLock lock = new ReentrantLock();
@@ -34,13 +34,13 @@ final class LogLines extends OutputStream {
     private LogLines() {
     }
 
-    static LogLines install() {
+    public static LogLines install() {
         LogLines captured = new LogLines();
         LogSetup.configure(LogFormat.JSON, Level.INFO, new PrintStream(captured, true, UTF_8), Clock.systemUTC());
         return captured;
     }
 
-    static void restore() {
+    public static void restore() {
         LogSetup.configure(LogFormat.JSON, Level.INFO);
     }
 
@@ -72,8 +72,18 @@ final class LogLines extends OutputStream {
         }
     }
 
+    /** Every complete line written so far, as written. */
+    public List<String> all() {
+        lock.lock();
+        try {
+            return List.copyOf(lines);
+        } finally {
+            lock.unlock();
+        }
+    }
+
     /** The lines written so far with this {@code msg} that match, in order. */
-    List<JsonNode> lines(String msg, Predicate<JsonNode> match) {
+    public List<JsonNode> lines(String msg, Predicate<JsonNode> match) {
         lock.lock();
         try {
             return lines.stream().map(JSON::readTree)
@@ -84,7 +94,7 @@ final class LogLines extends OutputStream {
     }
 
     /** Waits for a line with this {@code msg} that matches; fails the test if none comes in time. */
-    JsonNode await(String msg, Predicate<JsonNode> match, Duration timeout) throws InterruptedException {
+    public JsonNode await(String msg, Predicate<JsonNode> match, Duration timeout) throws InterruptedException {
         long left = timeout.toNanos();
         lock.lock();
         try {
@@ -103,7 +113,7 @@ final class LogLines extends OutputStream {
     }
 
     /** A line's key-value field as text; empty when absent. */
-    static String field(JsonNode line, String key) {
+    public static String field(JsonNode line, String key) {
         return line.path(key).asString("");
     }
 

@@ -72,7 +72,7 @@ import java.util.logging.Logger;
  *
  * <p>Thread-safe: requests are recorded on the server's threads while a test reads them.
  */
-final class MockCluster implements AutoCloseable {
+public final class MockCluster implements AutoCloseable {
 
     private static final Path[] CRDS = {
         Path.of("crd/proxies.crawl.example.com.yaml"), Path.of("crd/providerhealths.crawl.example.com.yaml")};
@@ -121,7 +121,7 @@ final class MockCluster implements AutoCloseable {
     }
 
     /** Starts the server on an ephemeral loopback port and installs both CRDs through the client. */
-    static MockCluster start() {
+    public static MockCluster start() {
         Map<ServerRequest, Queue<ServerResponse>> expectations = new ConcurrentHashMap<>();
         RecordingDispatcher dispatcher = new RecordingDispatcher(new KubernetesMixedDispatcher(expectations));
         KubernetesMockServer server = new KubernetesMockServer(new Context(Serialization.jsonMapper()),
@@ -138,7 +138,7 @@ final class MockCluster implements AutoCloseable {
     }
 
     /** A client of this server; closed by {@link #close()}. Its default namespace is {@code test}. */
-    KubernetesClient client() {
+    public KubernetesClient client() {
         return client;
     }
 
@@ -189,7 +189,7 @@ final class MockCluster implements AutoCloseable {
      * Returns once {@code condition} holds, polling every 10 ms; fails the test after {@code bound}. For
      * ITs only, where the event being waited for happens on another thread.
      */
-    static void await(Duration bound, BooleanSupplier condition) {
+    public static void await(Duration bound, BooleanSupplier condition) {
         long deadline = System.nanoTime() + bound.toNanos();
         while (!condition.getAsBoolean()) {
             if (System.nanoTime() - deadline > 0) {

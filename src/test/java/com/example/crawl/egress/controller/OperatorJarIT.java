@@ -38,11 +38,13 @@ class OperatorJarIT {
     void shouldReconcileServeProbesAndReleaseTheLeaseOnSigterm() throws Exception {
         try (MockCluster cluster = MockCluster.start()) {
             int healthPort = freePort();
+            int discoveryPort = freePort();
             Path out = Files.createTempFile("operator", ".out");
             ProcessBuilder pb = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                     "-jar", JAR.toString(), "--health-address=127.0.0.1:" + healthPort, "--metrics-address=0",
                     "--leader-election-namespace=ops", "--leader-election-lease-duration=4s",
-                    "--leader-election-renew-deadline=3s", "--leader-election-retry-period=500ms")
+                    "--leader-election-renew-deadline=3s", "--leader-election-retry-period=500ms",
+                    "--discovery-address=127.0.0.1:" + discoveryPort)
                     .redirectErrorStream(true).redirectOutput(out.toFile());
             pb.environment().remove("JAVA_TOOL_OPTIONS");
             pb.environment().put("DISCOVERY_TOKEN", "t");
@@ -63,6 +65,10 @@ class OperatorJarIT {
                 assertTrue(get(cluster).getMetadata().getFinalizers().contains(Proxy.FINALIZER));
                 assertEquals(200, status(healthPort, "/readyz"));
                 assertEquals(200, status(healthPort, "/healthz"));
+                // Discovery serves from the same cache: the Proxy is listed (not healthy, so never lent).
+                assertEquals(401, status(discoveryPort, "/v1/proxies"));
+                String listed = get(discoveryPort, "/v1/proxies", "t");
+                assertTrue(listed.contains("\"name\":\"p1\"") && listed.contains("\"healthy\":false"), listed);
                 assertTrue(holder(cluster).startsWith(System.getenv().getOrDefault("HOSTNAME", "egress-proxies-operator")),
                         holder(cluster));
 
@@ -99,6 +105,13 @@ class OperatorJarIT {
         try (HttpClient http = HttpClient.newHttpClient()) {
             return http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path)).build(),
                     HttpResponse.BodyHandlers.discarding()).statusCode();
+        }
+    }
+
+    private static String get(int port, String path, String token) throws IOException, InterruptedException {
+        try (HttpClient http = HttpClient.newHttpClient()) {
+            return http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+                    .header("Authorization", "Bearer " + token).build(), HttpResponse.BodyHandlers.ofString()).body();
         }
     }
 

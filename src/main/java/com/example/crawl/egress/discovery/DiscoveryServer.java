@@ -1,0 +1,86 @@
+package com.example.crawl.egress.discovery;
+
+import com.example.crawl.egress.api.Proxy;
+import com.example.crawl.egress.lease.LeaseStore;
+import com.sun.net.httpserver.HttpContext;
+import com.sun.net.httpserver.HttpHandler;
+import com.sun.net.httpserver.HttpServer;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.util.Collection;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Supplier;
+
+/**
+ * The discovery and lease API on the JDK {@link HttpServer}: one context at {@code /} whose
+ * filters run outermost first ({@link Recover}, {@link RequestLog}, {@link RequestLimits},
+ * {@link BearerAuth}) in front of the {@link Router} and one handler per route. Each request runs
+ * on its own virtual thread. Runs on every replica; reads Proxies only through the supplier and
+ * leases only through the store, and writes nothing to the API server.
+ *
+ * <p>Lifecycle: the constructor binds (so a taken port fails there), {@link #start} serves,
+ * {@link #close} stops accepting, gives requests in flight up to a second, and is idempotent.
+ */
+public final class DiscoveryServer implements AutoCloseable {
+
+    /** Pending connections the kernel queues before the server accepts them: room for a burst of clients. */
+    private static final int BACKLOG = 128;
+    private static final int STOP_GRACE_SECONDS = 1;
+
+    private final HttpServer server;
+    private final ExecutorService executor = Executors.newVirtualThreadPerTaskExecutor();
+    private final AtomicBoolean closed = new AtomicBoolean();
+
+    /**
+     * @param address  where to listen; a host the config left unresolved is resolved here
+     * @param proxies  the Proxies to serve, read on every request (the informer cache)
+     * @param leases   the lease store, which this server does not start or close
+     * @param token    the bearer token clients must send; empty serves without authentication
+     * @param recorder where lease outcomes go, for metrics
+     * @throws IOException when the address cannot be resolved or bound
+     */
+    public DiscoveryServer(InetSocketAddress address, Supplier<? extends Collection<Proxy>> proxies, LeaseStore leases,
+            Optional<String> token, LeaseRecorder recorder) throws IOException {
+        InetSocketAddress bind = address.isUnresolved()
+                ? new InetSocketAddress(address.getHostString(), address.getPort())
+                : address;
+        if (bind.isUnresolved()) {
+            throw new IOException("cannot resolve host " + address.getHostString());
+        }
+        ProxyCatalog catalog = new ProxyCatalog(proxies);
+        Map<Route, HttpHandler> handlers = Map.of(
+                Route.HEALTHZ, new HealthzHandler(),
+                Route.LIST_PROXIES, new ListProxiesHandler(catalog, leases),
+                Route.ACQUIRE_LEASE, new AcquireLeaseHandler(catalog, leases, recorder),
+                Route.RELEASE_LEASE, new ReleaseLeaseHandler(leases, recorder),
+                Route.REPORT_LEASE, new ReportLeaseHandler(leases, recorder));
+        server = HttpServer.create(bind, BACKLOG);
+        server.setExecutor(executor);
+        HttpContext context = server.createContext("/", new Router(handlers));
+        context.getFilters().add(new Recover());
+        context.getFilters().add(new RequestLog(System::nanoTime));
+        context.getFilters().add(new RequestLimits());
+        context.getFilters().add(new BearerAuth(token));
+    }
+
+    public void start() {
+        server.start();
+    }
+
+    /** The bound address, with the real port when 0 was asked for. */
+    public InetSocketAddress address() {
+        return server.getAddress();
+    }
+
+    @Override
+    public void close() {
+        if (closed.compareAndSet(false, true)) {
+            server.stop(STOP_GRACE_SECONDS);
+            executor.close();
+        }
+    }
+}

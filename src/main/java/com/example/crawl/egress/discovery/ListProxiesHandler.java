@@ -1,0 +1,41 @@
+package com.example.crawl.egress.discovery;
+
+import com.example.crawl.egress.lease.LeaseStore;
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpHandler;
+import java.io.IOException;
+import java.util.Map;
+import tools.jackson.databind.node.ArrayNode;
+import tools.jackson.databind.node.ObjectNode;
+
+/**
+ * {@code GET /v1/proxies?attr.<k>=<v>&healthy=true}: 200 {@code {"proxies": [...], "count": N}},
+ * sorted by namespace/name, each with its active leases on this replica. No match is an empty
+ * list, not a 404. Proxies being deleted are not listed.
+ */
+final class ListProxiesHandler implements HttpHandler {
+
+    private final ProxyCatalog catalog;
+    private final LeaseStore leases;
+
+    ListProxiesHandler(ProxyCatalog catalog, LeaseStore leases) {
+        this.catalog = catalog;
+        this.leases = leases;
+    }
+
+    @Override
+    public void handle(HttpExchange exchange) throws IOException {
+        ProxyQuery query = ProxyQuery.parse(exchange.getRequestURI().getRawQuery());
+        Map<String, Integer> active = leases.activeCounts();
+        ObjectNode body = JsonBodies.newObject();
+        ArrayNode proxies = body.putArray("proxies");
+        for (ProxyView view : catalog.current().views()) {
+            if (view.candidate().matches(query.attributes())
+                    && query.healthy().map(h -> h == view.candidate().healthy()).orElse(true)) {
+                proxies.add(view.toJson(active.getOrDefault(view.key(), 0)));
+            }
+        }
+        body.put("count", proxies.size());
+        Responses.json(exchange, 200, JsonBodies.write(body));
+    }
+}

@@ -1,0 +1,115 @@
+package com.example.crawl.egress.discovery;
+
+import java.io.ByteArrayOutputStream;
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * The query of {@code GET /v1/proxies}: {@code attr.<name>=<value>} (any number, each name once)
+ * and {@code healthy=true|false}. Names and values are percent-decoded as strict UTF-8;
+ * {@code +} is a space, as browsers and curl's {@code --data-urlencode} write it. A parameter the
+ * route does not know, one given twice, or one without {@code =} is an error, for the same reason
+ * as unknown JSON fields: a typo must not widen the answer silently.
+ *
+ * @param attributes attributes a listed proxy must have, all of them
+ * @param healthy    list only healthy ({@code true}) or only unhealthy ({@code false}) proxies
+ */
+record ProxyQuery(Map<String, String> attributes, Optional<Boolean> healthy) {
+
+    private static final String ATTR = "attr.";
+
+    ProxyQuery {
+        attributes = Map.copyOf(attributes);
+    }
+
+    /**
+     * Parses a raw (still percent-encoded) query; {@code null} or empty means no filter.
+     *
+     * @throws ApiException {@code invalid_query}
+     */
+    static ProxyQuery parse(String rawQuery) {
+        Map<String, String> attributes = new LinkedHashMap<>();
+        Optional<Boolean> healthy = Optional.empty();
+        if (rawQuery == null || rawQuery.isEmpty()) {
+            return new ProxyQuery(attributes, healthy);
+        }
+        for (String pair : rawQuery.split("&")) {
+            if (pair.isEmpty()) {
+                continue;
+            }
+            int eq = pair.indexOf('=');
+            if (eq < 0) {
+                throw invalid("parameter \"" + JsonBodies.echo(decode(pair)) + "\" has no value");
+            }
+            String name = decode(pair.substring(0, eq));
+            String value = decode(pair.substring(eq + 1));
+            if (name.equals("healthy")) {
+                if (healthy.isPresent()) {
+                    throw invalid("healthy is given more than once");
+                }
+                healthy = Optional.of(bool(value));
+            } else if (name.startsWith(ATTR) && name.length() > ATTR.length()) {
+                if (attributes.put(name.substring(ATTR.length()), value) != null) {
+                    throw invalid("parameter \"" + JsonBodies.echo(name) + "\" is given more than once");
+                }
+            } else {
+                throw invalid("unknown parameter \"" + JsonBodies.echo(name) + "\": expected attr.<name>=<value> "
+                        + "or healthy=true|false");
+            }
+        }
+        return new ProxyQuery(attributes, healthy);
+    }
+
+    private static boolean bool(String value) {
+        return switch (value) {
+            case "true" -> true;
+            case "false" -> false;
+            default -> throw invalid("healthy must be true or false");
+        };
+    }
+
+    /** Percent-decoding into bytes, then strict UTF-8: a malformed sequence is an error, not U+FFFD. */
+    private static String decode(String raw) {
+        if (raw.indexOf('%') < 0 && raw.indexOf('+') < 0) {
+            return raw;
+        }
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream(raw.length());
+        for (int i = 0; i < raw.length(); i++) {
+            char c = raw.charAt(i);
+            if (c == '+') {
+                bytes.write(' ');
+            } else if (c == '%') {
+                int hi = i + 2 < raw.length() ? Character.digit(raw.charAt(i + 1), 16) : -1;
+                int lo = hi < 0 ? -1 : Character.digit(raw.charAt(i + 2), 16);
+                if (lo < 0) {
+                    throw invalid("malformed percent-encoding in the query");
+                }
+                bytes.write(hi << 4 | lo);
+                i += 2;
+            } else {
+                int end = i;
+                while (end < raw.length() && raw.charAt(end) != '%' && raw.charAt(end) != '+') {
+                    end++;
+                }
+                bytes.writeBytes(raw.substring(i, end).getBytes(StandardCharsets.UTF_8));
+                i = end - 1;
+            }
+        }
+        try {
+            return StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
+                    .onUnmappableCharacter(CodingErrorAction.REPORT).decode(ByteBuffer.wrap(bytes.toByteArray()))
+                    .toString();
+        } catch (CharacterCodingException e) {
+            throw invalid("the query is not valid UTF-8 once percent-decoded");
+        }
+    }
+
+    private static ApiException invalid(String message) {
+        return new ApiException(ErrorCode.INVALID_QUERY, message);
+    }
+}

@@ -1,0 +1,90 @@
+package com.example.crawl.egress.discovery;
+
+import com.example.crawl.egress.api.Condition;
+import com.example.crawl.egress.api.Conditions;
+import com.example.crawl.egress.api.Phase;
+import com.example.crawl.egress.api.Proxy;
+import com.example.crawl.egress.api.ProxySpec;
+import com.example.crawl.egress.api.ProxyStatus;
+import com.example.crawl.egress.lease.Candidate;
+import java.util.Optional;
+import java.util.TreeMap;
+import tools.jackson.databind.node.ObjectNode;
+
+/**
+ * A Proxy as discovery shows and lends it: the lease store's {@link Candidate} plus where to
+ * connect. The address is {@code status.ip} and {@code spec.port} for a Managed proxy and
+ * {@code spec.endpoint} for an External one; a proxy without an address is listed but never
+ * healthy, so never lent.
+ *
+ * @param candidate what the store selects on (namespace, name, attributes, health, latency, maxLeases)
+ * @param host      the address to connect to, or null while there is none
+ * @param port      its port, or null while there is no address
+ * @param phase     {@code status.phase}, or null before the operator wrote one
+ */
+record ProxyView(Candidate candidate, String host, Integer port, Phase phase) {
+
+    /**
+     * The view of a cached Proxy; empty for one being deleted (its finalizer is tearing the
+     * instance down, so it must not be lent) or one without a spec.
+     */
+    static Optional<ProxyView> of(Proxy proxy) {
+        ProxySpec spec = proxy.getSpec();
+        if (spec == null || proxy.getMetadata().getDeletionTimestamp() != null) {
+            return Optional.empty();
+        }
+        ProxyStatus status = proxy.getStatus() == null ? ProxyStatus.EMPTY : proxy.getStatus();
+        String host;
+        Integer port;
+        if (spec.mode() == ProxySpec.Mode.External) {
+            host = spec.endpoint() == null ? null : spec.endpoint().host();
+            port = spec.endpoint() == null ? null : spec.endpoint().port();
+        } else {
+            host = status.ip();
+            port = spec.port();
+        }
+        if (host == null || host.isEmpty() || port == null) {
+            host = null;
+            port = null;
+        }
+        boolean healthy = host != null
+                && Conditions.find(status.conditions(), Condition.HEALTHY).map(Condition::isTrue).orElse(false);
+        Candidate candidate = new Candidate(proxy.getMetadata().getNamespace(), proxy.getMetadata().getName(),
+                spec.attributes(), healthy, status.latencyMillis(), Math.max(1, spec.maxLeases()));
+        return Optional.of(new ProxyView(candidate, host, port, status.phase()));
+    }
+
+    /** {@code namespace/name}. */
+    String key() {
+        return candidate.key();
+    }
+
+    /** {@code http://host:port} (IPv6 literals in brackets), or null while there is no address. */
+    String url() {
+        if (host == null) {
+            return null;
+        }
+        return "http://" + (host.indexOf(':') >= 0 ? "[" + host + "]" : host) + ":" + port;
+    }
+
+    /** The proxy object of a 201 lease answer. */
+    ObjectNode toJson() {
+        ObjectNode out = JsonBodies.newObject()
+                .put("namespace", candidate.namespace())
+                .put("name", candidate.name())
+                .put("url", url())
+                .put("host", host)
+                .put("port", port);
+        ObjectNode attributes = out.putObject("attributes");
+        new TreeMap<>(candidate.attributes()).forEach(attributes::put);
+        return out.put("healthy", candidate.healthy())
+                .put("phase", phase == null ? null : phase.name())
+                .put("latencyMillis", candidate.latencyMillis())
+                .put("maxLeases", candidate.maxLeases());
+    }
+
+    /** A list item: {@link #toJson()} plus the proxy's active leases on this replica. */
+    ObjectNode toJson(int activeLeases) {
+        return toJson().put("activeLeases", activeLeases);
+    }
+}

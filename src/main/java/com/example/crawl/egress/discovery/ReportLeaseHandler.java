@@ -1,0 +1,38 @@
+package com.example.crawl.egress.discovery;
+
+import com.example.crawl.egress.lease.LeaseStore;
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpHandler;
+import java.io.IOException;
+
+/**
+ * {@code POST /v1/leases/{id}/report}: records what the client saw through the leased proxy.
+ * 204 when taken; 400 for a bad body (checked first, whatever the id); 404 {@code unknown_lease}
+ * for an id that is not a lease: never issued, released, or expired longer ago than the
+ * cooldown window. {@code rate_limited} and {@code banned} cool the proxy down for the target.
+ */
+final class ReportLeaseHandler implements HttpHandler {
+
+    private final LeaseStore leases;
+    private final LeaseRecorder recorder;
+
+    ReportLeaseHandler(LeaseStore leases, LeaseRecorder recorder) {
+        this.leases = leases;
+        this.recorder = recorder;
+    }
+
+    @Override
+    public void handle(HttpExchange exchange) throws IOException {
+        ReportRequest request = ReportRequest.parse(exchange.getRequestBody().readAllBytes());
+        String id = Route.leaseId(exchange.getRequestURI().getRawPath());
+        LeaseStore.Reported outcome = LeaseIds.isWellFormed(id)
+                ? leases.report(id, request.result(), request.target())
+                : LeaseStore.Reported.UNKNOWN_LEASE;
+        recorder.reported(request.result(), outcome);
+        switch (outcome) {
+            case ACCEPTED -> Responses.noContent(exchange);
+            case UNKNOWN_LEASE -> Responses.error(exchange, ErrorCode.UNKNOWN_LEASE,
+                    "no such lease: never issued, released, or expired more than the cooldown window ago");
+        }
+    }
+}

@@ -1,0 +1,216 @@
+package com.example.crawl.egress.discovery;
+
+import static com.example.crawl.egress.discovery.DiscoveryWorld.NS;
+import static com.example.crawl.egress.discovery.DiscoveryWorld.external;
+import static com.example.crawl.egress.discovery.DiscoveryWorld.managed;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.example.crawl.egress.api.Proxy;
+import com.example.crawl.egress.controller.MockCluster;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import tools.jackson.databind.JsonNode;
+
+/**
+ * The discovery API over real HTTP, fed from the mock API server through a real informer cache:
+ * listing with filters, leasing (201 and 409 with counts that add up), release, reports, expiry.
+ */
+class DiscoveryServerIT {
+
+    private DiscoveryWorld world;
+    private RawHttp http;
+
+    @BeforeEach
+    void start() throws Exception {
+        world = DiscoveryWorld.start();
+        http = world.http();
+    }
+
+    @AfterEach
+    void stop() throws Exception {
+        world.close();
+    }
+
+    @Test
+    void shouldListProxiesSortedAndFilteredByAttributesAndHealth() throws Exception {
+        world.create(managed("b-eu", "10.0.0.2", Map.of("region", "eu-west", "country", "de"), 2, true, 40L));
+        world.create(managed("a-eu", "10.0.0.1", Map.of("region", "eu-west", "country", "fr"), 1, false, null));
+        world.create(managed("c-us", "10.0.0.3", Map.of("region", "us-east"), 1, true, 12L));
+        world.create(external("d-ext", "proxy.example.net", 8080, Map.of("region", "eu-west"), true));
+
+        JsonNode all = http.get("/v1/proxies").json();
+        assertEquals(4, all.get("count").asInt());
+        assertEquals(List.of("a-eu", "b-eu", "c-us", "d-ext"), names(all));
+
+        JsonNode eu = http.get("/v1/proxies?attr.region=eu-west").json();
+        assertEquals(List.of("a-eu", "b-eu", "d-ext"), names(eu));
+        assertEquals(List.of("b-eu", "d-ext"), names(http.get("/v1/proxies?attr.region=eu-west&healthy=true").json()));
+        assertEquals(List.of("a-eu"), names(http.get("/v1/proxies?healthy=false").json()));
+        assertEquals(List.of("b-eu"), names(http.get("/v1/proxies?attr.region=eu-west&attr.country=de").json()));
+        JsonNode none = http.get("/v1/proxies?attr.region=mars").json();
+        assertEquals(0, none.get("count").asInt());
+        assertEquals(0, none.get("proxies").size());
+
+        JsonNode b = eu.get("proxies").get(1);
+        assertEquals(NS, b.get("namespace").asString());
+        assertEquals("http://10.0.0.2:3128", b.get("url").asString());
+        assertEquals("10.0.0.2", b.get("host").asString());
+        assertEquals(3128, b.get("port").asInt());
+        assertEquals("de", b.get("attributes").get("country").asString());
+        assertTrue(b.get("healthy").asBoolean());
+        assertEquals("Ready", b.get("phase").asString());
+        assertEquals(40, b.get("latencyMillis").asInt());
+        assertEquals(2, b.get("maxLeases").asInt());
+        assertEquals(0, b.get("activeLeases").asInt());
+        assertEquals("http://proxy.example.net:8080", eu.get("proxies").get(2).get("url").asString());
+        assertTrue(eu.get("proxies").get(0).get("latencyMillis").isNull());
+    }
+
+    @Test
+    void shouldNotListOrLendAProxyBeingDeleted() throws Exception {
+        Proxy p = managed("going", "10.0.0.9", Map.of(), 1, true, 5L);
+        p.getMetadata().setFinalizers(List.of(Proxy.FINALIZER));
+        Proxy created = world.create(p);
+        world.cluster.client().resource(created).delete();
+        awaitDeleting(created);
+
+        assertEquals(0, http.get("/v1/proxies").json().get("count").asInt());
+        RawHttp.Reply none = http.post("/v1/leases", "{}");
+        assertEquals(409, none.status());
+        assertEquals(0, none.json().get("considered").asInt());
+    }
+
+    @Test
+    void shouldLendTheLeastLoadedProxyAndCountActiveLeases() throws Exception {
+        world.create(managed("fast", "10.0.0.1", Map.of("region", "eu"), 2, true, 10L));
+        world.create(managed("slow", "10.0.0.2", Map.of("region", "eu"), 2, true, 90L));
+
+        RawHttp.Reply first = http.post("/v1/leases", "{\"selector\":{\"region\":\"eu\"},\"ttlSeconds\":120,"
+                + "\"target\":\"example.com\"}");
+        assertEquals(201, first.status(), first.toString());
+        JsonNode lease = first.json();
+        assertTrue(lease.get("leaseId").asString().matches("[0-9a-f]{32}"), lease.toString());
+        assertEquals("fast", lease.get("proxy").get("name").asString());
+        assertEquals("http://10.0.0.1:3128", lease.get("proxy").get("url").asString());
+        assertFalse(lease.get("proxy").has("activeLeases"));
+        assertEquals("example.com", lease.get("target").asString());
+        assertEquals(120, lease.get("ttlSeconds").asInt());
+        assertEquals("2026-11-29T10:02:00Z", lease.get("expiresAt").asString());
+        assertEquals("no-store", first.header("Cache-Control"));
+
+        // Fewest active leases wins over latency: the second lease goes to the slow one.
+        assertEquals("slow", http.post("/v1/leases", "{}").json().get("proxy").get("name").asString());
+        JsonNode listed = http.get("/v1/proxies").json();
+        assertEquals(1, listed.get("proxies").get(0).get("activeLeases").asInt());
+        assertEquals(1, listed.get("proxies").get(1).get("activeLeases").asInt());
+        assertEquals(List.of("granted crawl/fast", "granted crawl/slow"), world.recorder.calls());
+    }
+
+    @Test
+    void shouldAnswer409WithCountsThatAddUp() throws Exception {
+        world.create(managed("full", "10.0.0.1", Map.of("pool", "x"), 1, true, 5L)); // lowest latency: lent first
+        world.create(managed("banned", "10.0.0.2", Map.of("pool", "x"), 1, true, 10L));
+        world.create(managed("sick", "10.0.0.3", Map.of("pool", "x"), 1, false, null));
+        world.create(managed("other", "10.0.0.4", Map.of("pool", "y"), 1, true, 10L));
+        assertEquals(201, http.post("/v1/leases", "{\"selector\":{\"pool\":\"x\"}}").status()); // full
+        String onBanned = http.post("/v1/leases", "{\"selector\":{\"pool\":\"x\"},\"target\":\"shop.example\"}")
+                .json().get("leaseId").asString();
+        assertEquals(204, http.post("/v1/leases/" + onBanned + "/report", "{\"result\":\"banned\"}").status());
+        assertEquals(204, http.delete("/v1/leases/" + onBanned).status());
+
+        RawHttp.Reply refused = http.post("/v1/leases", "{\"selector\":{\"pool\":\"x\"},\"target\":\"shop.example\"}");
+        assertEquals(409, refused.status());
+        JsonNode body = refused.json();
+        assertEquals("no_match", body.get("error").asString());
+        assertTrue(body.get("message").asString().length() > 10);
+        assertEquals(3, body.get("considered").asInt());
+        assertEquals(1, body.get("atCapacity").asInt());
+        assertEquals(1, body.get("inCooldown").asInt());
+        assertEquals(1, body.get("unhealthy").asInt());
+
+        // The cooldown is for that target only: another target gets the banned proxy.
+        JsonNode other = http.post("/v1/leases", "{\"selector\":{\"pool\":\"x\"},\"target\":\"news.example\"}").json();
+        assertEquals("banned", other.get("proxy").get("name").asString());
+        JsonNode nothing = http.post("/v1/leases", "{\"selector\":{\"pool\":\"nope\"}}").json();
+        assertEquals(0, nothing.get("considered").asInt());
+    }
+
+    @Test
+    void shouldReleaseWith204EveryTimeAndFreeTheProxy() throws Exception {
+        world.create(managed("only", "10.0.0.1", Map.of(), 1, true, 10L));
+        String id = http.post("/v1/leases", "{}").json().get("leaseId").asString();
+        assertEquals(409, http.post("/v1/leases", "{}").status());
+
+        assertEquals(204, http.delete("/v1/leases/" + id).status());
+        assertEquals(204, http.delete("/v1/leases/" + id).status());
+        assertEquals(204, http.delete("/v1/leases/" + "0".repeat(32)).status());
+        assertEquals(204, http.delete("/v1/leases/not-a-lease-id").status());
+        assertEquals(201, http.post("/v1/leases", "{}").status());
+    }
+
+    @Test
+    void shouldAnswerReports204Or400Or404() throws Exception {
+        world.create(managed("only", "10.0.0.1", Map.of(), 1, true, 10L));
+        String id = http.post("/v1/leases", "{\"target\":\"a.example\"}").json().get("leaseId").asString();
+        world.recorder.clear();
+
+        assertEquals(204, http.post("/v1/leases/" + id + "/report", "{\"result\":\"ok\"}").status());
+        assertEquals(204, http.post("/v1/leases/" + id + "/report",
+                "{\"result\":\"rate_limited\",\"target\":\"b.example\"}").status());
+        RawHttp.Reply invalid = http.post("/v1/leases/" + id + "/report", "{\"result\":\"slow\"}");
+        assertEquals(400, invalid.status());
+        assertEquals("invalid_result", invalid.error());
+        RawHttp.Reply unknown = http.post("/v1/leases/" + "f".repeat(32) + "/report", "{\"result\":\"ok\"}");
+        assertEquals(404, unknown.status());
+        assertEquals("unknown_lease", unknown.error());
+        http.delete("/v1/leases/" + id);
+        assertEquals(404, http.post("/v1/leases/" + id + "/report", "{\"result\":\"ok\"}").status(),
+                "a released lease is gone");
+
+        // rate_limited on b.example: the proxy is still lent for a.example and without a target.
+        assertEquals(201, http.post("/v1/leases", "{\"target\":\"a.example\"}").status());
+        assertEquals(List.of("reported ok ACCEPTED", "reported rate_limited ACCEPTED", "reported ok UNKNOWN_LEASE",
+                "released", "reported ok UNKNOWN_LEASE", "granted crawl/only"), world.recorder.calls());
+    }
+
+    @Test
+    void shouldExpireLeasesOnTheClockAndTakeLateReportsForOneCooldownWindow() throws Exception {
+        world.create(managed("only", "10.0.0.1", Map.of(), 1, true, 10L));
+        String id = http.post("/v1/leases", "{\"ttlSeconds\":60}").json().get("leaseId").asString();
+        world.clock.advance(Duration.ofSeconds(59));
+        assertEquals(409, http.post("/v1/leases", "{}").status());
+        assertEquals(1, http.get("/v1/proxies").json().get("proxies").get(0).get("activeLeases").asInt());
+
+        world.clock.advance(Duration.ofSeconds(1));
+        assertEquals(0, http.get("/v1/proxies").json().get("proxies").get(0).get("activeLeases").asInt());
+        assertEquals(204, http.post("/v1/leases/" + id + "/report", "{\"result\":\"ok\"}").status(),
+                "a late report within the cooldown window is taken");
+        String second = http.post("/v1/leases", "{}").json().get("leaseId").asString();
+        http.delete("/v1/leases/" + second);
+
+        world.clock.advance(Duration.ofMinutes(10));
+        assertEquals(404, http.post("/v1/leases/" + id + "/report", "{\"result\":\"ok\"}").status());
+        RawHttp.Reply defaulted = http.post("/v1/leases", "{\"ttlSeconds\":null}");
+        assertEquals(300, defaulted.json().get("ttlSeconds").asInt(), "the default TTL is 5 min");
+    }
+
+    private void awaitDeleting(Proxy created) {
+        MockCluster.await(Duration.ofSeconds(30), () -> world.informers.proxies()
+                .stream().anyMatch(p -> p.getMetadata().getName().equals(created.getMetadata().getName())
+                        && p.getMetadata().getDeletionTimestamp() != null));
+    }
+
+    private static List<String> names(JsonNode list) {
+        List<String> out = new ArrayList<>();
+        list.get("proxies").forEach(p -> out.add(p.get("name").asString()));
+        assertEquals(out.size(), list.get("count").asInt());
+        return out;
+    }
+}

@@ -1,0 +1,130 @@
+package com.example.crawl.egress.discovery;
+
+import com.example.crawl.egress.api.Condition;
+import com.example.crawl.egress.api.Endpoint;
+import com.example.crawl.egress.api.Phase;
+import com.example.crawl.egress.api.Proxy;
+import com.example.crawl.egress.api.ProxySpec;
+import com.example.crawl.egress.api.ProxyStatus;
+import com.example.crawl.egress.api.Reason;
+import com.example.crawl.egress.config.OperatorConfig;
+import com.example.crawl.egress.controller.MockCluster;
+import com.example.crawl.egress.controller.ProxyInformers;
+import com.example.crawl.egress.lease.LeaseStore;
+import com.example.crawl.egress.provider.FakeClock;
+import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A discovery server as {@code Main} wires it, fed from the mock API server: Proxies are created
+ * through the Kubernetes client, reach the server through a real informer cache, and leases live
+ * in a real {@link LeaseStore} on a fake clock that only the test moves.
+ *
+ * <p>Limits: default TTL 5 min, maximum 1 h, cooldown window 10 min.
+ */
+final class DiscoveryWorld implements AutoCloseable {
+
+    static final String TOKEN = "s3cret-Discovery-Token";
+    static final String NS = "crawl";
+    static final Instant START = Instant.parse("2026-11-29T10:00:00Z");
+    static final OperatorConfig.Leases LIMITS = new OperatorConfig.Leases(Duration.ofMinutes(5), Duration.ofHours(1),
+            Duration.ofMinutes(10), Duration.ofSeconds(30));
+    private static final Duration WAIT = Duration.ofSeconds(30);
+
+    final MockCluster cluster;
+    final ProxyInformers informers;
+    final FakeClock clock = new FakeClock(START);
+    final LeaseStore leases = new LeaseStore(LIMITS, clock);
+    final RecordingLeaseRecorder recorder = new RecordingLeaseRecorder();
+    final DiscoveryServer server;
+
+    private DiscoveryWorld(Optional<String> token) throws Exception {
+        cluster = MockCluster.start();
+        informers = new ProxyInformers(cluster.client(), "");
+        informers.start(key -> { }).get(30, TimeUnit.SECONDS);
+        server = new DiscoveryServer(new InetSocketAddress("127.0.0.1", 0), informers::proxies, leases, token,
+                recorder);
+        server.start();
+    }
+
+    /** A world whose server wants {@link #TOKEN}. */
+    static DiscoveryWorld start() throws Exception {
+        return new DiscoveryWorld(Optional.of(TOKEN));
+    }
+
+    /** A world whose server was started without a token. */
+    static DiscoveryWorld unauthenticated() throws Exception {
+        return new DiscoveryWorld(Optional.empty());
+    }
+
+    /** A client that sends the right token. */
+    RawHttp http() {
+        return new RawHttp(server.address(), Optional.of(TOKEN));
+    }
+
+    /** A client that sends this Authorization value, or none. */
+    RawHttp httpWithoutToken() {
+        return new RawHttp(server.address(), Optional.empty());
+    }
+
+    /** Creates the Proxy with its status, as the operator would have written it, and waits for the cache. */
+    Proxy create(Proxy proxy) {
+        ProxyStatus status = proxy.getStatus();
+        proxy.setStatus(null);
+        Proxy created = cluster.client().resource(proxy).create();
+        created.setStatus(status);
+        Proxy written = cluster.client().resource(created).updateStatus();
+        awaitCached(written.getMetadata().getName(), written.getMetadata().getResourceVersion());
+        return written;
+    }
+
+    /** Waits until the informer cache holds this version of the Proxy. */
+    void awaitCached(String name, String resourceVersion) {
+        MockCluster.await(WAIT, () -> informers.proxies().stream().anyMatch(p -> p.getMetadata().getName().equals(name)
+                && Objects.equals(p.getMetadata().getResourceVersion(), resourceVersion)));
+    }
+
+    /** A Managed Proxy on {@code ip:3128} whose status says it is provisioned and (un)healthy. */
+    static Proxy managed(String name, String ip, Map<String, String> attributes, int maxLeases, boolean healthy,
+            Long latencyMillis) {
+        Proxy p = new Proxy();
+        p.setMetadata(new ObjectMetaBuilder().withNamespace(NS).withName(name).build());
+        p.setSpec(new ProxySpec(null, "gcp-eu", null, attributes, maxLeases, null, null, null, null, null, null));
+        p.setStatus(probed(ProxyStatus.EMPTY.withIp(ip), healthy, latencyMillis));
+        return p;
+    }
+
+    /** An External Proxy at {@code host:port} whose status says it is (un)healthy. */
+    static Proxy external(String name, String host, int port, Map<String, String> attributes, boolean healthy) {
+        Proxy p = new Proxy();
+        p.setMetadata(new ObjectMetaBuilder().withNamespace(NS).withName(name).build());
+        p.setSpec(new ProxySpec(ProxySpec.Mode.External, null, null, attributes, null, null, null, null, null,
+                new Endpoint(host, port), null));
+        p.setStatus(probed(ProxyStatus.EMPTY.withIp(host), healthy, 30L));
+        return p;
+    }
+
+    private static ProxyStatus probed(ProxyStatus status, boolean healthy, Long latencyMillis) {
+        return status.withPhase(healthy ? Phase.Ready : Phase.Unhealthy)
+                .withHealth(latencyMillis, "2026-11-29T09:59:50Z")
+                .withCondition(Condition.of(Condition.PROVISIONED, true, 1, Reason.Created, "instance running", START))
+                .withCondition(Condition.of(Condition.HEALTHY, healthy, 1,
+                        healthy ? Reason.ProbeSucceeded : Reason.ProbeFailed, healthy ? "probe succeeded" : "probe failed",
+                        START));
+    }
+
+    @Override
+    public void close() throws IOException {
+        server.close();
+        leases.close();
+        informers.close();
+        cluster.close();
+    }
+}

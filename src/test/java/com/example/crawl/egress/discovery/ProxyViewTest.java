@@ -1,0 +1,72 @@
+package com.example.crawl.egress.discovery;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.example.crawl.egress.api.Proxy;
+import com.example.crawl.egress.api.ProxyStatus;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** How a cached Proxy becomes what discovery lists and lends, and when that is recomputed. */
+class ProxyViewTest {
+
+    @Test
+    void shouldTakeTheAddressFromStatusForManagedAndFromTheEndpointForExternal() {
+        ProxyView managed = ProxyView.of(DiscoveryWorld.managed("m", "10.1.2.3", Map.of("a", "b"), 3, true, 7L))
+                .orElseThrow();
+        assertEquals("http://10.1.2.3:3128", managed.url());
+        assertEquals("crawl/m", managed.key());
+        assertEquals(3, managed.candidate().maxLeases());
+        assertEquals(7L, managed.candidate().latencyMillis());
+        ProxyView external = ProxyView.of(DiscoveryWorld.external("e", "px.example", 8080, Map.of(), true))
+                .orElseThrow();
+        assertEquals("http://px.example:8080", external.url());
+        assertTrue(external.candidate().healthy());
+        ProxyView v6 = ProxyView.of(DiscoveryWorld.managed("v6", "fd00::1", Map.of(), 1, true, 1L)).orElseThrow();
+        assertEquals("http://[fd00::1]:3128", v6.url());
+    }
+
+    @Test
+    void shouldNeverCallAProxyWithoutAnAddressOrATrueHealthyConditionHealthy() {
+        Proxy noAddress = DiscoveryWorld.managed("n", "10.0.0.1", Map.of(), 1, true, 1L);
+        noAddress.setStatus(noAddress.getStatus().withIp(null));
+        ProxyView view = ProxyView.of(noAddress).orElseThrow();
+        assertFalse(view.candidate().healthy());
+        assertNull(view.url());
+        assertTrue(view.toJson(0).get("host").isNull());
+
+        Proxy unprobed = DiscoveryWorld.managed("u", "10.0.0.1", Map.of(), 1, true, 1L);
+        unprobed.setStatus(ProxyStatus.EMPTY.withIp("10.0.0.1"));
+        assertFalse(ProxyView.of(unprobed).orElseThrow().candidate().healthy());
+        assertFalse(ProxyView.of(DiscoveryWorld.managed("s", "10.0.0.1", Map.of(), 1, false, 1L)).orElseThrow()
+                .candidate().healthy());
+    }
+
+    @Test
+    void shouldLeaveOutProxiesBeingDeleted() {
+        Proxy deleting = DiscoveryWorld.managed("d", "10.0.0.1", Map.of(), 1, true, 1L);
+        deleting.getMetadata().setDeletionTimestamp("2026-11-29T10:00:00Z");
+        assertTrue(ProxyView.of(deleting).isEmpty());
+    }
+
+    @Test
+    void shouldReuseTheSnapshotUntilTheCacheHandsOutAnotherObject() {
+        List<Proxy> cache = new ArrayList<>(List.of(DiscoveryWorld.managed("b", "10.0.0.2", Map.of(), 1, true, 1L),
+                DiscoveryWorld.managed("a", "10.0.0.1", Map.of(), 1, true, 1L)));
+        ProxyCatalog catalog = new ProxyCatalog(() -> List.copyOf(cache));
+        ProxyCatalog.Snapshot first = catalog.current();
+        assertEquals(List.of("crawl/a", "crawl/b"), first.views().stream().map(ProxyView::key).toList());
+        assertSame(first, catalog.current(), "same objects, same snapshot");
+
+        cache.set(0, DiscoveryWorld.managed("b", "10.0.0.9", Map.of(), 1, true, 1L));
+        ProxyCatalog.Snapshot second = catalog.current();
+        assertEquals("http://10.0.0.9:3128", second.byKey().get("crawl/b").url());
+        assertSame(first.byKey().get("crawl/a"), second.byKey().get("crawl/a"), "an unchanged proxy is not converted again");
+    }
+}

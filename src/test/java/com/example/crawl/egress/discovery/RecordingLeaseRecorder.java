@@ -1,0 +1,39 @@
+package com.example.crawl.egress.discovery;
+
+import com.example.crawl.egress.lease.Acquisition;
+import com.example.crawl.egress.lease.LeaseStore;
+import com.example.crawl.egress.lease.ReportResult;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+/** A {@link LeaseRecorder} that keeps every call as a line of text, in order. Thread-safe. */
+final class RecordingLeaseRecorder implements LeaseRecorder {
+
+    private final List<String> calls = new CopyOnWriteArrayList<>();
+
+    @Override
+    public void acquired(Acquisition outcome) {
+        calls.add(switch (outcome) {
+            case Acquisition.Granted g -> "granted " + g.proxy().key();
+            case Acquisition.NoMatch n -> "no_match " + n.considered();
+        });
+    }
+
+    @Override
+    public void released() {
+        calls.add("released");
+    }
+
+    @Override
+    public void reported(ReportResult result, LeaseStore.Reported outcome) {
+        calls.add("reported " + result.wireName() + " " + outcome);
+    }
+
+    List<String> calls() {
+        return List.copyOf(calls);
+    }
+
+    void clear() {
+        calls.clear();
+    }
+}

@@ -1,0 +1,89 @@
+package com.example.crawl.egress.discovery;
+
+import static java.nio.charset.StandardCharsets.UTF_8;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.example.crawl.egress.lease.ReportResult;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+
+/** Request bodies and the list query: what is accepted, and which error code names each mistake. */
+class RequestParsingTest {
+
+    private static final Duration DEFAULT = Duration.ofMinutes(5);
+    private static final Duration MAX = Duration.ofHours(1);
+
+    private static AcquireRequest acquire(String json) {
+        return AcquireRequest.parse(json.getBytes(UTF_8), DEFAULT, MAX);
+    }
+
+    private static ErrorCode acquireError(String json) {
+        return assertThrows(ApiException.class, () -> acquire(json)).code();
+    }
+
+    @Test
+    void shouldDefaultEveryAcquireField() {
+        assertEquals(new AcquireRequest(Map.of(), DEFAULT, Optional.empty()), acquire("{}"));
+        assertEquals(new AcquireRequest(Map.of(), DEFAULT, Optional.empty()),
+                acquire("{\"selector\":null,\"ttlSeconds\":null,\"target\":null}"));
+    }
+
+    @Test
+    void shouldReadAFullAcquire() {
+        assertEquals(new AcquireRequest(Map.of("region", "eu", "country", "de"), Duration.ofSeconds(3600),
+                Optional.of("example.com")), acquire("{\"selector\":{\"region\":\"eu\",\"country\":\"de\"},"
+                + "\"ttlSeconds\":3600,\"target\":\"example.com\"}"));
+        assertEquals(Duration.ofSeconds(1), acquire("{\"ttlSeconds\":1}").ttl());
+        assertEquals("ünïcode.example", acquire("{\"target\":\"ünïcode.example\"}").target().orElseThrow());
+    }
+
+    @Test
+    void shouldNameEachMistake() {
+        assertEquals(ErrorCode.INVALID_JSON, acquireError(""));
+        assertEquals(ErrorCode.INVALID_JSON, acquireError("[{}]"));
+        assertEquals(ErrorCode.INVALID_JSON, acquireError("{\"a\":1,\"a\":1}"));
+        assertEquals(ErrorCode.UNKNOWN_FIELD, acquireError("{\"ttl\":60}"));
+        assertEquals(ErrorCode.INVALID_SELECTOR, acquireError("{\"selector\":{\"a\":true}}"));
+        assertEquals(ErrorCode.INVALID_TTL, acquireError("{\"ttlSeconds\":3601}"));
+        assertEquals(ErrorCode.INVALID_TTL, acquireError("{\"ttlSeconds\":60.0}"));
+        assertEquals(ErrorCode.INVALID_TARGET, acquireError("{\"target\":\"a\\tb\"}"));
+        assertEquals(ErrorCode.INVALID_TARGET, acquireError("{\"target\":[]}"));
+    }
+
+    @Test
+    void shouldSayWhichFieldIsUnknownAndWhichAreKnown() {
+        ApiException e = assertThrows(ApiException.class, () -> acquire("{\"ttlSecond\":60}"));
+        assertEquals("unknown field \"ttlSecond\"; known fields: selector, target, ttlSeconds", e.getMessage());
+        ApiException longName = assertThrows(ApiException.class, () -> acquire("{\"" + "k".repeat(5000) + "\":1}"));
+        assertTrue(longName.getMessage().length() < 200, "a long name is cut short in the message");
+    }
+
+    @Test
+    void shouldReadReports() {
+        assertEquals(new ReportRequest(ReportResult.BANNED, Optional.of("shop.example")),
+                ReportRequest.parse("{\"result\":\"banned\",\"target\":\"shop.example\"}".getBytes(UTF_8)));
+        assertEquals(new ReportRequest(ReportResult.OK, Optional.empty()),
+                ReportRequest.parse("{\"result\":\"ok\"}".getBytes(UTF_8)));
+        assertEquals(ErrorCode.INVALID_RESULT, assertThrows(ApiException.class,
+                () -> ReportRequest.parse("{\"result\":\"Banned\"}".getBytes(UTF_8))).code());
+        assertEquals(ErrorCode.INVALID_RESULT, assertThrows(ApiException.class,
+                () -> ReportRequest.parse("{\"target\":\"x\"}".getBytes(UTF_8))).code());
+    }
+
+    @Test
+    void shouldReadTheListQuery() {
+        assertEquals(new ProxyQuery(Map.of(), Optional.empty()), ProxyQuery.parse(null));
+        assertEquals(new ProxyQuery(Map.of("region", "eu west", "k/ü", "v&w"), Optional.of(true)),
+                ProxyQuery.parse("attr.region=eu+west&attr.k%2F%C3%BC=v%26w&healthy=true&"));
+        assertEquals(new ProxyQuery(Map.of("a", ""), Optional.of(false)), ProxyQuery.parse("attr.a=&healthy=false"));
+        for (String bad : new String[] {"attr.=x", "healthy=1", "healthy", "limit=5", "attr.a=1&attr.a=1",
+                "healthy=true&healthy=true", "attr.a=%E2%82", "attr.a=%4", "attr.a=%g0"}) {
+            assertEquals(ErrorCode.INVALID_QUERY, assertThrows(ApiException.class, () -> ProxyQuery.parse(bad)).code(),
+                    bad);
+        }
+    }
+}

@@ -1,0 +1,59 @@
+package com.example.crawl.egress.discovery;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import org.junit.jupiter.api.Test;
+
+class RouteTest {
+
+    @Test
+    void shouldMatchEachRouteByMethodAndExactRawPath() {
+        assertEquals(new RouteMatch.Found(Route.HEALTHZ), Route.match("GET", "/healthz"));
+        assertEquals(new RouteMatch.Found(Route.LIST_PROXIES), Route.match("GET", "/v1/proxies"));
+        assertEquals(new RouteMatch.Found(Route.ACQUIRE_LEASE), Route.match("POST", "/v1/leases"));
+        assertEquals(new RouteMatch.Found(Route.RELEASE_LEASE), Route.match("DELETE", "/v1/leases/abc"));
+        assertEquals(new RouteMatch.Found(Route.REPORT_LEASE), Route.match("POST", "/v1/leases/abc/report"));
+    }
+
+    @Test
+    void shouldTellAWrongMethodFromAnUnknownPath() {
+        assertEquals(new RouteMatch.WrongMethod(Route.ACQUIRE_LEASE), Route.match("GET", "/v1/leases"));
+        assertEquals(new RouteMatch.WrongMethod(Route.HEALTHZ), Route.match("HEAD", "/healthz"));
+        assertEquals(new RouteMatch.WrongMethod(Route.REPORT_LEASE), Route.match("GET", "/v1/leases/x/report"));
+        for (String path : new String[] {"/", "", "/v1/proxies/", "/v1//proxies", "/v1/%70roxies", "/v1/leases/",
+                "/v1/leases//report", "/v1/leases/a/b", "/v1/leases/a/report/", "/v1/leases/a/reports", "*"}) {
+            assertEquals(new RouteMatch.NotFound(), Route.match("GET", path), path);
+            assertEquals(Route.UNMATCHED, Route.patternOf(path), path);
+        }
+        assertEquals(new RouteMatch.NotFound(), Route.match("GET", null));
+    }
+
+    @Test
+    void shouldLogThePatternNeverTheId() {
+        assertEquals("/v1/leases/{id}/report", Route.patternOf("/v1/leases/0123abcd/report"));
+        assertEquals("/v1/leases/{id}", Route.patternOf("/v1/leases/0123abcd"));
+    }
+
+    @Test
+    void shouldExtractTheIdSegmentAsSent() {
+        assertEquals("0123abcd", Route.leaseId("/v1/leases/0123abcd"));
+        assertEquals("..%2Fx", Route.leaseId("/v1/leases/..%2Fx/report"));
+    }
+
+    @Test
+    void shouldOpenOnlyHealthz() {
+        assertTrue(Route.isOpen("/healthz"));
+        assertFalse(Route.isOpen("/healthz/"));
+        assertFalse(Route.isOpen("/v1/proxies"));
+    }
+
+    @Test
+    void shouldAcceptOnlyTheStoresIdShape() {
+        assertTrue(LeaseIds.isWellFormed("0123456789abcdef0123456789abcdef"));
+        assertFalse(LeaseIds.isWellFormed("0123456789ABCDEF0123456789abcdef"));
+        assertFalse(LeaseIds.isWellFormed("0123456789abcdef0123456789abcde"));
+        assertFalse(LeaseIds.isWellFormed("0123456789abcdef0123456789abcdeg"));
+    }
+}
