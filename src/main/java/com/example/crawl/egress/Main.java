@@ -6,6 +6,7 @@ import com.example.crawl.egress.controller.LeaderElection;
 import com.example.crawl.egress.health.ConnectProber;
 import com.example.crawl.egress.health.HealthEngine;
 import com.example.crawl.egress.health.ProbeRecorder;
+import com.example.crawl.egress.local.LocalMode;
 import com.example.crawl.egress.controller.ProxyController;
 import com.example.crawl.egress.controller.ProxyInformers;
 import com.example.crawl.egress.controller.ProxyKey;
@@ -77,37 +78,25 @@ public final class Main {
             return EXIT_OK;
         }
         OperatorConfig config;
-        ProvidersConfig providersConfig;
-        KubernetesClient client = null;
-        ProviderRegistry providers;
         try {
             config = OperatorConfig.parse(args, env);
-            providersConfig = config.providersConfig().isPresent()
-                    ? ProvidersConfig.load(config.providersConfig().get())
-                    : ProvidersConfig.NONE;
-            // Before the registry: the kubernetes provider shares the operator's client.
-            client = new KubernetesClientBuilder().build();
-            providers = ProviderRegistry.build(providersConfig, providerFactories(client), ProviderDecorator.none());
         } catch (ConfigException e) {
-            if (client != null) {
-                client.close();
-            }
             err.println(NAME + ": " + e.getMessage());
             return EXIT_USAGE;
         }
-        shutdown.register(client);
         LogSetup.configure(config.logging().format(), config.logging().level(), out, Clock.systemUTC());
         Logger log = LoggerFactory.getLogger(Main.class);
-        log.atInfo().addKeyValue("providers", providers.names()).addKeyValue("proxyNamespace", config.proxyNamespace())
-                .addKeyValue("leaderElect", config.leaderElection().enabled()).addKeyValue("local", config.local())
-                .log("Configuration loaded");
-        if (config.local()) {
-            err.println(NAME + ": --local is not built yet; it lands with the local-mode issue");
-            return EXIT_FAILED;
-        }
         try {
-            start(config, client, providers, identity(env), shutdown);
+            if (config.local()) {
+                runLocal(config, identity(env), out, shutdown);
+            } else {
+                runInCluster(config, identity(env), shutdown);
+            }
             shutdown.await();
+        } catch (ConfigException e) {
+            err.println(NAME + ": " + e.getMessage());
+            shutdown.stop();
+            return EXIT_USAGE;
         } catch (StartException e) {
             log.atError().addKeyValue("error", e.getMessage()).log("Operator failed to start");
             err.println(NAME + ": " + e.getMessage());
@@ -117,6 +106,52 @@ public final class Main {
         }
         shutdown.stop();
         return shutdown.exitCode();
+    }
+
+    /** Against the cluster the environment points at (in-cluster, or a kubeconfig), with the providers file. */
+    private static void runInCluster(OperatorConfig config, String identity, Shutdown shutdown)
+            throws ConfigException, StartException, InterruptedException {
+        ProvidersConfig providersConfig = config.providersConfig().isPresent()
+                ? ProvidersConfig.load(config.providersConfig().get())
+                : ProvidersConfig.NONE;
+        // Before the registry: the kubernetes provider shares the operator's client.
+        KubernetesClient client = shutdown.register(new KubernetesClientBuilder().build());
+        ProviderRegistry providers = ProviderRegistry.build(providersConfig, providerFactories(client),
+                ProviderDecorator.none());
+        logLoaded(config, providers);
+        start(config, client, providers, identity, shutdown);
+    }
+
+    /**
+     * {@code --local}: the same operator against an embedded API server, with Squid processes as
+     * proxies and sample Proxies; the banner (printed once, with the token) says what to try.
+     */
+    private static void runLocal(OperatorConfig config, String identity, PrintStream out, Shutdown shutdown)
+            throws ConfigException, StartException, InterruptedException {
+        if (config.providersConfig().isPresent()) {
+            throw new ConfigException("--providers-config does not apply to --local, which runs its own local provider");
+        }
+        LocalMode local;
+        try {
+            local = shutdown.register(LocalMode.prepare(config));
+        } catch (LocalMode.LocalModeException e) {
+            throw new StartException(e.getMessage());
+        }
+        OperatorConfig withToken = config.withDiscoveryToken(local.token());
+        ProviderRegistry providers = ProviderRegistry.build(LocalMode.providersConfig(config),
+                Map.of("local", c -> local.provider()), ProviderDecorator.none());
+        logLoaded(withToken, providers);
+        start(withToken, local.client(), providers, identity, shutdown);
+        local.createSamples();
+        out.print(local.banner(config.endpoints().discovery()));
+        out.flush();
+    }
+
+    private static void logLoaded(OperatorConfig config, ProviderRegistry providers) {
+        LoggerFactory.getLogger(Main.class).atInfo().addKeyValue("providers", providers.names())
+                .addKeyValue("proxyNamespace", config.proxyNamespace())
+                .addKeyValue("leaderElect", config.leaderElection().enabled()).addKeyValue("local", config.local())
+                .log("Configuration loaded");
     }
 
     /** One factory per provider type this build has; each type joins in the change that builds its provider. */

@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** Runs the shaded jar the way users do: {@code java -jar target/egress-proxies-operator.jar}. */
 class MainIT {
@@ -74,6 +75,17 @@ class MainIT {
                 + "http://127.0.0.1:1/"), r.err());
         assertTrue(r.out().startsWith("{\"ts\":") && r.out().contains("\"msg\":\"Configuration loaded\""), r.out());
         assertEquals(1, r.err().lines().count(), "only our one line on stderr, no SLF4J or JVM warnings: " + r.err());
+    }
+
+    @Test
+    void shouldBuildAKubernetesProviderFromTheProvidersConfig(@TempDir Path dir) throws Exception {
+        Path file = dir.resolve("providers.yaml");
+        Files.writeString(file, "providers: [{name: in-cluster, type: kubernetes, kubernetes: {namespace: proxies}}]\n");
+        Result r = java(Map.of("DISCOVERY_TOKEN", "t", "KUBERNETES_MASTER", "http://127.0.0.1:1",
+                "KUBERNETES_REQUEST_RETRY_BACKOFFLIMIT", "0", "POD_NAMESPACE", "ops"), "--health-address=0",
+                "--discovery-address=127.0.0.1:0", "--providers-config=" + file);
+        assertEquals(1, r.exit(), r.err()); // nothing listens on port 1; the registry was built before that
+        assertTrue(r.out().contains("\"providers\":\"[in-cluster]\""), r.out());
     }
 
     @Test

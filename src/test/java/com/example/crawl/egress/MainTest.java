@@ -63,13 +63,12 @@ class MainTest {
     }
 
     @Test
-    void shouldBuildAKubernetesProviderFromTheProvidersConfig(@TempDir Path dir) throws Exception {
+    void shouldRefuseAProvidersConfigInLocalMode(@TempDir Path dir) throws Exception {
         Path file = dir.resolve("providers.yaml");
-        Files.writeString(file, "providers: [{name: in-cluster, type: kubernetes, kubernetes: {namespace: proxies}}]\n");
-        // --local stops right after the registry is built and the configuration logged.
-        assertEquals(1, run(Map.of("DISCOVERY_TOKEN", "t"), "--providers-config=" + file, "--local"));
-        String stdout = out.toString(StandardCharsets.UTF_8);
-        assertTrue(stdout.contains("\"providers\":\"[in-cluster]\""), stdout);
+        Files.writeString(file, "providers: [{name: in-cluster, type: kubernetes}]\n");
+        assertEquals(2, run(Map.of(), "--providers-config=" + file, "--local", "--local-state-dir=" + dir));
+        assertEquals("egress-proxies-operator: --providers-config does not apply to --local, which runs its own "
+                + "local provider\n", err());
     }
 
     @Test
@@ -82,15 +81,14 @@ class MainTest {
     }
 
     @Test
-    void shouldLogConfigurationAsJsonAndSayPlainlyThatLocalModeIsNotBuiltYet() {
-        assertEquals(1, run(Map.of("DISCOVERY_TOKEN", "t0ken-value"), "--proxy-namespace=crawl", "--local"));
+    void shouldSayInOneLineHowToInstallSquidWhenLocalModeLacksIt(@TempDir Path dir) {
+        assertEquals(1, run(Map.of("DISCOVERY_TOKEN", "t0ken-value"), "--local", "--local-state-dir=" + dir,
+                "--local-squid=squid-that-is-not-installed"));
         String stdout = out.toString(StandardCharsets.UTF_8);
-        assertTrue(stdout.startsWith("{\"ts\":"), stdout);
-        assertTrue(stdout.contains("\"level\":\"info\""), stdout);
-        assertTrue(stdout.contains("\"msg\":\"Configuration loaded\""), stdout);
-        assertTrue(stdout.contains("\"proxyNamespace\":\"crawl\""), stdout);
+        assertTrue(stdout.startsWith("{\"ts\":") && stdout.contains("\"msg\":\"Operator failed to start\""), stdout);
         assertTrue(!stdout.contains("t0ken-value") && !err().contains("t0ken-value"), "the token is never printed");
         assertEquals(1, err().lines().count(), err());
-        assertTrue(err().contains("--local is not built yet"), err());
+        assertTrue(err().contains("squid-that-is-not-installed is not installed") && err().contains("apt-get install squid"),
+                err());
     }
 }

@@ -126,6 +126,13 @@ public record OperatorConfig(
                 logging(f));
     }
 
+    /** This config with another discovery token (local mode generates one when none is set). */
+    public OperatorConfig withDiscoveryToken(String token) {
+        return new OperatorConfig(local, localStateDir, localSquid, proxyNamespace, providersConfig, leaderElection,
+                endpoints, reconcile, gc, providerChecks, leases, new Discovery(token, discovery.allowUnauthenticated()),
+                probes, logging);
+    }
+
     /** The {@code --help} text. */
     public static String usage() {
         return FlagTable.declare().usage();

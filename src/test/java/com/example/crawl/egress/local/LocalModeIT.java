@@ -12,7 +12,7 @@ import com.example.crawl.egress.api.Phase;
 import com.example.crawl.egress.api.Proxy;
 import com.example.crawl.egress.provider.local.LocalProvider;
 
-import com.fasterxml.jackson.databind.JsonNode;
+import tools.jackson.databind.JsonNode;
 
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -102,7 +102,7 @@ class LocalModeIT {
 
             List<Long> pids = op.squidPids();
             assertEquals(2, pids.size(), pids.toString());
-            assertEquals(0, op.stop(), op.log());
+            assertStoppedCleanly(op);
             for (long pid : pids) {
                 assertFalse(alive(pid), "Squid " + pid + " outlived a clean shutdown");
             }
@@ -129,7 +129,7 @@ class LocalModeIT {
                 assertFalse(alive(pid), "orphaned Squid " + pid + " survived the next start");
             }
             second.await(() -> healthyCount(second) == 3, "three healthy sample Proxies again");
-            assertEquals(0, second.stop());
+            assertStoppedCleanly(second);
         }
     }
 
@@ -149,7 +149,7 @@ class LocalModeIT {
                 assertOneLine(samePorts, "cannot listen on");
             }
             assertEquals(3, healthyCount(first), "the first operator is untouched");
-            assertEquals(0, first.stop());
+            assertStoppedCleanly(first);
         }
     }
 
@@ -163,6 +163,16 @@ class LocalModeIT {
     }
 
     // --- helpers ---
+
+    /**
+     * SIGTERM ends the JVM with 143 (128 + 15) once the shutdown hook has run; what matters is that
+     * the hook ran to the end, which its last log line shows.
+     */
+    private static void assertStoppedCleanly(LocalOperator op) throws InterruptedException {
+        int code = op.stop();
+        assertTrue(code == 0 || code == 143, "exit " + code + ":\n" + op.log());
+        assertTrue(op.log().contains("\"msg\":\"Shutting down\""), op.log());
+    }
 
     /** Exactly one line on stderr-or-stdout mentions the problem, and it contains {@code fragment}. */
     private static void assertOneLine(LocalOperator op, String fragment) {

@@ -1,7 +1,7 @@
 package com.example.crawl.egress.local;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
 
 import java.io.IOException;
 import java.net.ServerSocket;
@@ -29,7 +29,7 @@ final class LocalOperator implements AutoCloseable {
 
     static final Path JAR = Path.of("target/egress-proxies-operator.jar");
     static final Duration WAIT = Duration.ofSeconds(60);
-    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final JsonMapper JSON = JsonMapper.builder().build();
 
     final Path stateDir;
     final Path output;
