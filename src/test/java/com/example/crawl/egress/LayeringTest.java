@@ -61,6 +61,8 @@ class LayeringTest {
         assertEquals(0, check(source(BASE + ".controller", "import " + BASE + ".provider.Provider;")).size());
         assertEquals(1, check(source(BASE + ".controller", "import " + BASE + ".health.HealthEngine;")).size());
         assertEquals(0, check(source(BASE + ".health", "import " + BASE + ".controller.HealthSource;")).size());
+        assertEquals(1, check(source(BASE + ".discovery", "import " + BASE + ".controller.ProxyInformers;")).size());
+        assertEquals(0, check(source(BASE + ".discovery", "import " + BASE + ".lease.LeaseStore;")).size());
         assertEquals(0, check(source(BASE + ".provider.gcp", "import " + BASE + ".provider.Provider; /* "
                 + BASE + ".provider.kvm.X */")).size());
     }
@@ -116,6 +118,10 @@ class LayeringTest {
         if (pkg.equals(BASE + ".controller")
                 && PROVIDERS.stream().anyMatch(p -> dep.startsWith(BASE + ".provider." + p + "."))) {
             return "the controller talks to backends only through the provider contract";
+        }
+        if (pkg.equals(BASE + ".discovery") && (dep.startsWith(BASE + ".controller.")
+                || dep.startsWith(BASE + ".health.") || dep.startsWith(BASE + ".provider"))) {
+            return "discovery reads Proxies through a Supplier and leases through lease, nothing else";
         }
         if (pkg.equals(BASE + ".controller") && dep.startsWith(BASE + ".health.")) {
             return "the controller reads health through its HealthSource seam; the engine depends on it, not back";
