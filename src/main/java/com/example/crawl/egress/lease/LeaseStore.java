@@ -99,7 +99,7 @@ public final class LeaseStore implements AutoCloseable {
             Candidate best = null;
             int bestActive = 0;
             for (Candidate c : candidates) {
-                if (!c.matches(selector)) {
+                if (!selector.isEmpty() && !c.matches(selector)) {
                     continue;
                 }
                 considered++;
