@@ -64,6 +64,8 @@ class LayeringTest {
         assertEquals(1, check(source(BASE + ".lease", "import " + BASE + ".api.Proxy;")).size());
         assertEquals(0, check(source(BASE + ".lease", "import " + BASE + ".config.OperatorConfig;")).size());
         assertEquals(0, check(source(BASE + ".health", "import " + BASE + ".controller.HealthSource;")).size());
+        assertEquals(1, check(source(BASE + ".discovery", "import " + BASE + ".controller.ProxyInformers;")).size());
+        assertEquals(0, check(source(BASE + ".discovery", "import " + BASE + ".lease.LeaseStore;")).size());
         assertEquals(0, check(source(BASE + ".provider.gcp", "import " + BASE + ".provider.Provider; /* "
                 + BASE + ".provider.kvm.X */")).size());
     }
@@ -124,6 +126,10 @@ class LayeringTest {
                 || dep.startsWith("java.net.http.") || dep.startsWith(BASE + ".") && !dep.startsWith(BASE + ".lease.")
                 && !dep.startsWith(BASE + ".config."))) {
             return "the lease store is plain data under a lock: no HTTP, no Kubernetes client, no other component";
+        }
+        if (pkg.equals(BASE + ".discovery") && (dep.startsWith(BASE + ".controller.")
+                || dep.startsWith(BASE + ".health.") || dep.startsWith(BASE + ".provider"))) {
+            return "discovery reads Proxies through a Supplier and leases through lease, nothing else";
         }
         if (pkg.equals(BASE + ".controller") && dep.startsWith(BASE + ".health.")) {
             return "the controller reads health through its HealthSource seam; the engine depends on it, not back";

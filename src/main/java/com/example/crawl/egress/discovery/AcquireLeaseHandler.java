@@ -32,7 +32,7 @@ final class AcquireLeaseHandler implements HttpHandler {
 
     @Override
     public void handle(HttpExchange exchange) throws IOException {
-        AcquireRequest request = AcquireRequest.parse(exchange.getRequestBody().readAllBytes(), leases.defaultTtl(),
+        AcquireRequest request = AcquireRequest.parse(RequestLimits.body(exchange), leases.defaultTtl(),
                 leases.maxTtl());
         ProxyCatalog.Snapshot snapshot = catalog.current();
         List<Candidate> candidates = request.selector().isEmpty() ? snapshot.candidates()

@@ -23,7 +23,7 @@ final class ReportLeaseHandler implements HttpHandler {
 
     @Override
     public void handle(HttpExchange exchange) throws IOException {
-        ReportRequest request = ReportRequest.parse(exchange.getRequestBody().readAllBytes());
+        ReportRequest request = ReportRequest.parse(RequestLimits.body(exchange));
         String id = Route.leaseId(exchange.getRequestURI().getRawPath());
         LeaseStore.Reported outcome = LeaseIds.isWellFormed(id)
                 ? leases.report(id, request.result(), request.target())
