@@ -34,7 +34,7 @@ final class ProxyCatalog {
      *
      * @param sources    the Proxy objects it was built from, in the supplier's order
      * @param views      their views sorted by namespace/name, deleting ones left out
-     * @param candidates the views' candidates in the same order
+     * @param candidates the views' candidates in {@link Candidate#PREFERENCE} order
      * @param byKey      views by {@code namespace/name}
      * @param bySource   views by the Proxy object they came from, for reuse
      */
@@ -91,7 +91,8 @@ final class ProxyCatalog {
         views.sort(BY_KEY);
         Map<String, ProxyView> byKey = new HashMap<>(views.size() * 2);
         views.forEach(v -> byKey.put(v.key(), v));
-        List<Candidate> candidates = views.stream().map(ProxyView::candidate).toList();
+        // In the store's preference order, so that an acquire stops at the first free proxy.
+        List<Candidate> candidates = views.stream().map(ProxyView::candidate).sorted(Candidate.PREFERENCE).toList();
         return new Snapshot(sources, List.copyOf(views), candidates, Map.copyOf(byKey),
                 Collections.unmodifiableMap(bySource));
     }

@@ -10,7 +10,6 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Collection;
-import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HexFormat;
 import java.util.Iterator;
@@ -81,7 +80,12 @@ public final class LeaseStore implements AutoCloseable {
      * Lends the best eligible proxy among {@code candidates}: matching {@code selector}, healthy,
      * under its {@code maxLeases}, and not cooling down for {@code target} or for every target
      * (without a target only an every-target cooldown excludes). Best = fewest active leases, then
-     * lowest latency (unknown last), then namespace/name.
+     * {@link Candidate#PREFERENCE} (lowest latency, unknown last, then namespace/name).
+     *
+     * <p>{@code candidates} must come in {@link Candidate#PREFERENCE} order: the scan stops at the
+     * first eligible proxy without a lease, since none after it can be better. (In another order
+     * capacity, health and cooldowns still hold, but a slower free proxy may be chosen.) Without a
+     * match every candidate is counted, for the {@link Acquisition.NoMatch} figures.
      *
      * @param ttl the lease's lifetime, from zero (exclusive) to {@link #maxTtl()}
      * @throws IllegalArgumentException for a TTL out of those bounds
@@ -99,6 +103,9 @@ public final class LeaseStore implements AutoCloseable {
             Candidate best = null;
             int bestActive = 0;
             for (Candidate c : candidates) {
+                if (best != null && bestActive == 0) {
+                    break; // in preference order, no later candidate beats a free one
+                }
                 if (!selector.isEmpty() && !c.matches(selector)) {
                     continue;
                 }
@@ -133,19 +140,8 @@ public final class LeaseStore implements AutoCloseable {
     }
 
     private static boolean better(Candidate c, int active, Candidate best, int bestActive) {
-        if (active != bestActive) {
-            return active < bestActive;
-        }
-        long latency = c.latencyMillis() == null ? Long.MAX_VALUE : c.latencyMillis();
-        long bestLatency = best.latencyMillis() == null ? Long.MAX_VALUE : best.latencyMillis();
-        if (latency != bestLatency) {
-            return latency < bestLatency;
-        }
-        return BY_NAME.compare(c, best) < 0;
+        return active != bestActive ? active < bestActive : Candidate.PREFERENCE.compare(c, best) < 0;
     }
-
-    private static final Comparator<Candidate> BY_NAME =
-            Comparator.comparing(Candidate::namespace).thenComparing(Candidate::name);
 
     /** Ends a lease. Idempotent: an unknown or already released id is not an error. */
     public void release(String id) {

@@ -54,8 +54,16 @@ class LeaseStoreTest {
     }
 
     @Test
+    void shouldOrderCandidatesByLatencyUnknownLastThenName() {
+        List<Candidate> shuffled = List.of(proxy("c", 30L, 3), proxy("d", null, 3), proxy("b", 10L, 3), proxy("a", 10L, 3));
+        assertEquals(List.of("a", "b", "c", "d"),
+                shuffled.stream().sorted(Candidate.PREFERENCE).map(Candidate::name).toList());
+    }
+
+    @Test
     void shouldPreferFewestLeasesThenLowestLatencyThenName() {
-        List<Candidate> fleet = List.of(proxy("c", 30L, 3), proxy("b", 10L, 3), proxy("a", 10L, 3), proxy("d", null, 3));
+        List<Candidate> fleet = List.of(proxy("c", 30L, 3), proxy("b", 10L, 3), proxy("a", 10L, 3), proxy("d", null, 3))
+                .stream().sorted(Candidate.PREFERENCE).toList(); // the order acquire requires
         assertEquals("a", lent(fleet, NONE), "latency ties on 10 ms; a before b");
         assertEquals("b", lent(fleet, NONE), "a has one lease now");
         assertEquals("c", lent(fleet, NONE));
