@@ -109,11 +109,12 @@ final class LocalOperator implements AutoCloseable {
             if (condition.getAsBoolean()) {
                 return;
             }
-            if (!process.isAlive()) {
-                throw new AssertionError("the operator exited (" + process.exitValue() + ") before " + what + ":\n" + log());
-            }
             try {
-                Thread.sleep(100); // a poll interval for an outside process, not a race fix
+                // Doubles as the poll interval: it returns at once if the operator exits meanwhile.
+                if (process.waitFor(100, TimeUnit.MILLISECONDS)) {
+                    throw new AssertionError("the operator exited (" + process.exitValue() + ") before " + what
+                            + ":\n" + log());
+                }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 throw new AssertionError(e);
