@@ -296,16 +296,20 @@ public final class HealthEngine implements HealthSource, AutoCloseable {
     }
 
     private void probe(Job job) {
+        Optional<HealthVerdict> taken = Optional.empty();
         try {
             ProbeResult result = prober.probe(job.target());
             recorder.finished(job.key(), result);
-            apply(job, result);
+            taken = apply(job, result);
         } catch (RuntimeException e) {
             LOG.atError().setCause(e).addKeyValue("namespace", job.key().namespace())
                     .addKeyValue("name", job.key().name()).log("Health probe failed unexpectedly; not counted");
         } finally {
+            Optional<HealthVerdict> reported = taken;
+            long now = seams.nanos().nanoTime();
             lock.lock();
             try {
+                reported.ifPresent(v -> job.state().reported(v, now));
                 job.state().finished();
                 permits.release();
                 signalled = true;
@@ -316,35 +320,36 @@ public final class HealthEngine implements HealthSource, AutoCloseable {
         }
     }
 
-    /** Counts the result; publishes and reports the verdict when status should change. */
-    private void apply(Job job, ProbeResult result) {
-        long now = seams.nanos().nanoTime();
+    /**
+     * Counts the result; publishes the verdict and hands the key to the listener when status
+     * should change.
+     *
+     * @return the verdict the listener took; empty when there was nothing to report or the
+     *         listener refused it (the next probe then reports again)
+     */
+    private Optional<HealthVerdict> apply(Job job, ProbeResult result) {
         Optional<HealthVerdict> report;
         lock.lock();
         try {
             if (states.get(job.key()) != job.state()) {
-                return; // forgotten while in flight
+                return Optional.empty(); // forgotten while in flight
             }
-            report = job.state().apply(result, seams.clock().instant(), now, config.latencyReportInterval());
+            report = job.state().apply(result, seams.clock().instant(), seams.nanos().nanoTime(),
+                    config.latencyReportInterval());
             report.ifPresent(v -> published.put(job.key(), v));
         } finally {
             lock.unlock();
         }
         if (report.isEmpty()) {
-            return;
+            return report;
         }
         try {
             listener.accept(job.key());
+            return report;
         } catch (RuntimeException e) {
             LOG.atWarn().setCause(e).addKeyValue("namespace", job.key().namespace())
                     .addKeyValue("name", job.key().name()).log("Could not queue a health change; the next probe retries");
-            return;
-        }
-        lock.lock();
-        try {
-            job.state().reported(report.get(), now);
-        } finally {
-            lock.unlock();
+            return Optional.empty();
         }
     }
 }
