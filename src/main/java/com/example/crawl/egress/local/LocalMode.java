@@ -94,8 +94,7 @@ public final class LocalMode implements AutoCloseable {
                         + " is not installed (not on the PATH, not in /usr/sbin); install it, e.g. apt-get install squid");
             }
             provider = LocalProvider.create(providerConfig(config));
-            int swept = provider.listByTag().size();
-            provider.sweep(); // the embedded API starts empty, so nothing an earlier run made has an owner
+            int swept = provider.sweep(); // the embedded API starts empty: nothing an earlier run made has an owner
             if (swept > 0) {
                 LOG.atInfo().addKeyValue("instances", swept).log("Removed Squid instances an earlier run left behind");
             }
@@ -111,7 +110,7 @@ public final class LocalMode implements AutoCloseable {
         } catch (ConfigException e) {
             cleanUp(provider, target, channel);
             throw new LocalModeException(e.getMessage());
-        } catch (IOException | com.example.crawl.egress.provider.ProviderException | RuntimeException e) {
+        } catch (IOException | RuntimeException e) {
             cleanUp(provider, target, channel);
             throw new LocalModeException("cannot set up local mode in " + dir + ": " + e.getMessage());
         }

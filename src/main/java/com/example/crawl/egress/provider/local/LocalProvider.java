@@ -200,12 +200,18 @@ public final class LocalProvider implements Provider, Checker, AutoCloseable {
         }
     }
 
-    /** Stops every recorded Squid and removes every instance directory: a clean slate. */
-    public void sweep() throws IOException {
-        for (InstanceDir dir : dirs()) {
+    /**
+     * Stops every recorded Squid and removes every instance directory: a clean slate.
+     *
+     * @return how many instances there were
+     */
+    public int sweep() throws IOException {
+        List<InstanceDir> all = dirs();
+        for (InstanceDir dir : all) {
             dir.read().ifPresent(this::stop);
             dir.remove();
         }
+        return all.size();
     }
 
     private Facts start(InstanceDir dir, Facts facts) throws IOException {
