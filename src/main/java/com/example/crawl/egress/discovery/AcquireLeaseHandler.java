@@ -35,6 +35,7 @@ final class AcquireLeaseHandler implements HttpHandler {
         AcquireRequest request = AcquireRequest.parse(RequestLimits.body(exchange), leases.defaultTtl(),
                 leases.maxTtl());
         ProxyCatalog.Snapshot snapshot = catalog.current();
+        // Filtered here, outside the store's lock, so that the lock is held only for matching proxies.
         List<Candidate> candidates = request.selector().isEmpty() ? snapshot.candidates()
                 : snapshot.candidates().stream().filter(c -> c.matches(request.selector())).toList();
         Acquisition outcome = leases.acquire(candidates, request.selector(), request.target(), request.ttl());
