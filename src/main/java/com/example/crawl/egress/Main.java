@@ -14,6 +14,7 @@ import com.example.crawl.egress.controller.ProxyReconciler;
 import com.example.crawl.egress.discovery.DiscoveryServer;
 import com.example.crawl.egress.discovery.LeaseRecorder;
 import com.example.crawl.egress.lease.LeaseStore;
+import com.example.crawl.egress.provider.EgressPolicy;
 import com.example.crawl.egress.provider.ProviderDecorator;
 import com.example.crawl.egress.provider.ProviderFactory;
 import com.example.crawl.egress.provider.ProviderRegistry;
@@ -116,8 +117,8 @@ public final class Main {
                 : ProvidersConfig.NONE;
         // Before the registry: the kubernetes provider shares the operator's client.
         KubernetesClient client = shutdown.register(new KubernetesClientBuilder().build());
-        ProviderRegistry providers = ProviderRegistry.build(providersConfig, providerFactories(client),
-                ProviderDecorator.none());
+        ProviderRegistry providers = ProviderRegistry.build(providersConfig,
+                providerFactories(client, EgressPolicy.from(config.egress())), ProviderDecorator.none());
         logLoaded(config, providers);
         start(config, client, providers, identity, shutdown);
     }
@@ -155,8 +156,8 @@ public final class Main {
     }
 
     /** One factory per provider type this build has; each type joins in the change that builds its provider. */
-    private static Map<String, ProviderFactory> providerFactories(KubernetesClient client) {
-        return Map.of("kubernetes", c -> PodProvider.create(c, client));
+    private static Map<String, ProviderFactory> providerFactories(KubernetesClient client, EgressPolicy policy) {
+        return Map.of("kubernetes", c -> PodProvider.create(c, client, policy));
     }
 
     /** Builds and starts every component; registers each with {@code shutdown} in reverse stop order. */
@@ -169,8 +170,8 @@ public final class Main {
         WorkQueue<ProxyKey> queue = new WorkQueue<>(RateLimiter.defaultControllerLimiter(System::nanoTime),
                 System::nanoTime);
         ConnectProber prober = shutdown.register(new ConnectProber());
-        HealthEngine healthEngine = new HealthEngine(informers::proxies, prober, queue::add, config.probes(),
-                ProbeRecorder.NONE);
+        HealthEngine healthEngine = new HealthEngine(informers::proxies, informers::credentials, prober, queue::add,
+                config.probes(), ProbeRecorder.NONE);
         ProxyReconciler reconciler = new ProxyReconciler(new ClusterProxyStore(client, informers), providers,
                 healthEngine, config.reconcile(), Clock.systemUTC());
         ProxyController controller = new ProxyController(reconciler, queue,
@@ -205,7 +206,8 @@ public final class Main {
                     .log("Serving the discovery API WITHOUT AUTHENTICATION: anyone who can reach it can lease proxies");
         }
         try {
-            return new DiscoveryServer(address, informers::proxies, leases, token, LeaseRecorder.NONE);
+            return new DiscoveryServer(address, informers::proxies, informers::credentials, leases, token,
+                    LeaseRecorder.NONE);
         } catch (IOException e) {
             throw new StartException("cannot listen on --discovery-address " + address.getHostString() + ":"
                     + address.getPort() + ": " + e.getMessage());
@@ -243,7 +245,7 @@ public final class Main {
         try {
             synced.get(SYNC_TIMEOUT.toSeconds(), TimeUnit.SECONDS);
         } catch (ExecutionException e) {
-            throw new StartException("cannot list Proxies and cloud-init Secrets from " + api + " (" + rootCause(e)
+            throw new StartException("cannot list Proxies, cloud-init and credentials Secrets from " + api + " (" + rootCause(e)
                     + "); is the API server reachable, are the CRDs installed and the RBAC granted?");
         } catch (TimeoutException e) {
             throw new StartException("the Kubernetes API at " + api + " did not answer the first list within "

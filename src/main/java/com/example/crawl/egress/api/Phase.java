@@ -12,8 +12,8 @@ public enum Phase {
 
     /**
      * Derives the phase: deletion wins; then a permanent error; a running instance is Ready or
-     * Unhealthy once probes gave a verdict and Provisioning until they do; waiting on quota or on a
-     * cloud-init Secret is Pending, as is an object nothing has happened to yet.
+     * Unhealthy once probes gave a verdict and Provisioning until they do; waiting on quota, on a
+     * cloud-init Secret or on a usable credentials Secret is Pending, as is an object nothing has happened to yet.
      */
     public static Phase of(boolean deleting, List<Condition> conditions) {
         if (deleting) {
@@ -34,7 +34,7 @@ public enum Phase {
         if (p.hasReason(Reason.PermanentError) || p.hasReason(Reason.InvalidSpec) || p.hasReason(Reason.UnknownProvider)) {
             return Failed;
         }
-        if (p.hasReason(Reason.QuotaExceeded) || p.hasReason(Reason.CloudInitError)) {
+        if (p.hasReason(Reason.QuotaExceeded) || p.hasReason(Reason.CloudInitError) || p.hasReason(Reason.CredentialsError)) {
             return Pending;
         }
         return Provisioning;

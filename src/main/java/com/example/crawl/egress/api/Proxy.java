@@ -35,6 +35,11 @@ public final class Proxy extends CustomResource<ProxySpec, ProxyStatus> implemen
     public static final String SKIP_CLEANUP_ANNOTATION = GROUP + "/skip-cleanup";
     /** Label a Secret must carry before a Proxy may read cloud-init from it. */
     public static final String CLOUD_INIT_SECRET_LABEL = GROUP + "/cloud-init";
+    /**
+     * Label of the Secrets the operator reads proxy credentials from: the ones it generates for
+     * Managed Proxies, and the ones External Proxies name in {@code spec.endpoint.credentialsSecretRef}.
+     */
+    public static final String CREDENTIALS_SECRET_LABEL = GROUP + "/proxy-credentials";
 
     @Override
     protected ProxySpec initSpec() {

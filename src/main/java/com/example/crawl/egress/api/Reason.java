@@ -26,6 +26,11 @@ public enum Reason {
     QuotaExceeded,
     /** Provisioned=False: the cloud-init Secret is missing, unlabelled or lacks the key. */
     CloudInitError,
+    /**
+     * Provisioned=False: the Proxy's credentials Secret cannot be used (it belongs to something
+     * else, or lacks a key); nothing is created until it is removed or fixed.
+     */
+    CredentialsError,
     /** Provisioned=False: the spec breaks a rule the CRD should have enforced. */
     InvalidSpec,
     /** Healthy=True: the last verdict-setting probes succeeded. */

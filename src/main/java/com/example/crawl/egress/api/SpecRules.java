@@ -11,7 +11,7 @@ import java.util.List;
  * {@code InvalidSpec} condition instead of a provider call. Tests keep both in agreement.
  *
  * <p>Mirrored: every CEL rule but one; the bounds of port, maxLeases, endpoint port and the
- * health check; the attribute count and key length; a non-empty {@code expectedStatus}; the
+ * health check; a credentials Secret reference's name; the attribute count and key length; a non-empty {@code expectedStatus}; the
  * probe URL's scheme. Not mirrored: {@code mode} immutability, a transition rule only the API
  * server can check; string lengths and formats (hosts, tags, image digests, quantities, Secret
  * keys), list lengths, and the bounds inside {@code gcp} and {@code kvm}. A spec that breaks only
@@ -54,6 +54,10 @@ public final class SpecRules {
         }
         if (spec.endpoint() != null && spec.endpoint().port() != null) {
             range(out, "spec.endpoint.port", spec.endpoint().port(), 1, 65535);
+        }
+        if (spec.endpoint() != null && spec.endpoint().credentialsSecretRef() != null
+                && blank(spec.endpoint().credentialsSecretRef().name())) {
+            out.add("spec.endpoint.credentialsSecretRef.name: required");
         }
         healthCheck(out, spec.healthCheck());
         return List.copyOf(out);

@@ -14,8 +14,9 @@ final class FlagTable {
                 .defineBool("local", "run everything on this machine: an embedded API server, Squid processes "
                         + "as proxies, sample Proxies, a generated discovery token and a probe target on "
                         + "127.0.0.1:8091")
-                .define("local-state-dir", "", "local mode's directory for Squid instances, kubeconfig and lock "
-                        + "(default: $TMPDIR/egress-proxies-local)")
+                .define("local-state-dir", "", "local mode's directory for Squid instances, kubeconfig and lock; "
+                        + "kept 0700, refused when another user owns it or others may write to it "
+                        + "(default: $XDG_STATE_HOME/egress-proxies-operator, else ~/.local/state/egress-proxies-operator)")
                 .define("local-squid", "squid", "the squid executable local mode runs (a name on the PATH or in "
                         + "/usr/sbin, or a path)")
                 .define("proxy-namespace", "", "watch Proxies in this namespace only (default: all namespaces)")
@@ -50,6 +51,11 @@ final class FlagTable {
                 .define("lease-sweep-interval", "30s", "interval between sweeps of expired leases and cooldowns")
                 .defineBool("discovery-allow-unauthenticated",
                         "serve the discovery API without a token when DISCOVERY_TOKEN is unset (logs a warning)")
+                .define("egress-deny-cidrs", "", "IP ranges no proxy may forward to, on top of the built-in loopback, "
+                        + "link-local, private, CGNAT and unique-local ones: give the cluster's Service and Pod CIDRs "
+                        + "(comma-separated, e.g. 10.96.0.0/12,10.244.0.0/16)")
+                .define("egress-connect-ports", "443", "ports a proxy lets CONNECT reach (comma-separated; ranges such as "
+                        + "8443-8450)")
                 .define("default-probe-url", "http://connectivitycheck.gstatic.com/generate_204",
                         "URL probed through each proxy when its healthCheck.url is unset")
                 .define("max-concurrent-probes", "1000", "health probes in flight at once (each a socket and a virtual thread)")

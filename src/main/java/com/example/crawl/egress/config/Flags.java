@@ -1,9 +1,13 @@
 package com.example.crawl.egress.config;
 
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.URI;
 import java.net.URISyntaxException;
+import java.net.UnknownHostException;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -22,6 +26,9 @@ final class Flags {
     record Flag(String name, String defaultValue, String usage, boolean bool) { }
 
     private static final Pattern DURATION_PART = Pattern.compile("(\\d+)(ms|s|m|h)");
+    private static final Pattern IPV4 = Pattern.compile("(25[0-5]|2[0-4]\\d|1?\\d?\\d)(\\.(25[0-5]|2[0-4]\\d|1?\\d?\\d)){3}");
+    /** Hex digits, colons and dots only (an embedded IPv4 tail), at least two colons. */
+    private static final Pattern IPV6 = Pattern.compile("(?=(.*:){2})[0-9A-Fa-f:.]+");
 
     private final Map<String, Flag> declared = new LinkedHashMap<>();
     private final Map<String, String> given = new LinkedHashMap<>();
@@ -157,6 +164,62 @@ final class Flags {
         } catch (URISyntaxException e) {
             throw invalid(name, v, "not a URL: " + e.getReason());
         }
+    }
+
+    /**
+     * A comma-separated list of IP ranges in CIDR notation ({@code 10.96.0.0/12}, {@code fd00::/8});
+     * a bare address means that one address. Empty means none. Only literals are accepted: nothing
+     * here is looked up in DNS.
+     */
+    List<String> cidrs(String name) throws ConfigException {
+        List<String> out = new ArrayList<>();
+        for (String item : items(name)) {
+            int slash = item.indexOf('/');
+            String address = slash < 0 ? item : item.substring(0, slash);
+            boolean v4 = IPV4.matcher(address).matches();
+            if (!v4 && !IPV6.matcher(address).matches()) {
+                throw invalid(name, string(name), "\"" + item + "\" is not an IPv4 or IPv6 address or CIDR");
+            }
+            try {
+                InetAddress.getByName(address); // a literal: parsed, never resolved
+            } catch (UnknownHostException e) {
+                throw invalid(name, string(name), "\"" + item + "\" is not an IP address");
+            }
+            if (slash >= 0) {
+                int max = v4 ? 32 : 128;
+                String prefix = item.substring(slash + 1);
+                if (!prefix.matches("\\d{1,3}") || Integer.parseInt(prefix) > max) {
+                    throw invalid(name, string(name), "\"" + item + "\" needs a prefix length between 0 and " + max);
+                }
+            }
+            out.add(item);
+        }
+        return List.copyOf(out);
+    }
+
+    /** A comma-separated list of ports ({@code 443}) and port ranges ({@code 8000-8100}); at least one. */
+    List<String> ports(String name) throws ConfigException {
+        List<String> out = new ArrayList<>();
+        for (String item : items(name)) {
+            String[] bounds = item.split("-", -1);
+            if (bounds.length > 2 || !Arrays.stream(bounds).allMatch(b -> b.matches("\\d{1,5}"))) {
+                throw invalid(name, string(name), "\"" + item + "\" is not a port or a range such as 8000-8100");
+            }
+            int low = Integer.parseInt(bounds[0]);
+            int high = Integer.parseInt(bounds[bounds.length - 1]);
+            if (low < 1 || high > 65535 || low > high) {
+                throw invalid(name, string(name), "\"" + item + "\" is outside 1-65535 or an empty range");
+            }
+            out.add(item);
+        }
+        if (out.isEmpty()) {
+            throw invalid(name, string(name), "at least one port is needed");
+        }
+        return List.copyOf(out);
+    }
+
+    private List<String> items(String name) {
+        return Arrays.stream(string(name).split(",")).map(String::strip).filter(i -> !i.isEmpty()).toList();
     }
 
     /** One of the given words. */

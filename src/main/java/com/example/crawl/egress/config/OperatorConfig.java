@@ -19,7 +19,8 @@ import org.slf4j.event.Level;
  * operator reads flags, environment variables or system properties.
  *
  * @param local           run the whole operator on one machine (embedded API server, Squid processes)
- * @param localStateDir   where local mode keeps its Squid instances, kubeconfig and lock
+ * @param localStateDir   where local mode keeps its Squid instances, kubeconfig and lock (checked by
+ *                        local mode: it must be the user's own)
  * @param localSquid      the squid executable local mode runs, looked up on the PATH unless a path
  * @param proxyNamespace  watch Proxies in this namespace only; empty means all namespaces
  * @param providersConfig the providers config file, if any
@@ -37,6 +38,7 @@ public record OperatorConfig(
         ProviderChecks providerChecks,
         Leases leases,
         Discovery discovery,
+        Egress egress,
         Probes probes,
         Logging logging) {
 
@@ -87,6 +89,19 @@ public record OperatorConfig(
         }
     }
 
+    /**
+     * What the proxies the operator configures may reach, besides the built-in rules.
+     *
+     * @param deniedCidrs  extra destination ranges to refuse (validated literals)
+     * @param connectPorts ports and {@code low-high} ranges {@code CONNECT} may reach
+     */
+    public record Egress(List<String> deniedCidrs, List<String> connectPorts) {
+        public Egress {
+            deniedCidrs = List.copyOf(deniedCidrs);
+            connectPorts = List.copyOf(connectPorts);
+        }
+    }
+
     /** Health probing defaults and limits. */
     public record Probes(URI defaultUrl, int maxConcurrent, Duration latencyReportInterval, boolean trace) { }
 
@@ -105,9 +120,7 @@ public record OperatorConfig(
         boolean local = f.bool("local");
         return new OperatorConfig(
                 local,
-                f.string("local-state-dir").isEmpty()
-                        ? Path.of(System.getProperty("java.io.tmpdir"), "egress-proxies-local")
-                        : Path.of(f.string("local-state-dir")),
+                f.string("local-state-dir").isEmpty() ? defaultStateDir(env) : Path.of(f.string("local-state-dir")),
                 f.string("local-squid"),
                 f.string("proxy-namespace"),
                 f.string("providers-config").isEmpty()
@@ -120,6 +133,7 @@ public record OperatorConfig(
                 providerChecks(f),
                 leases(f),
                 discovery(f, env, local),
+                new Egress(f.cidrs("egress-deny-cidrs"), f.ports("egress-connect-ports")),
                 new Probes(local && !f.isSet("default-probe-url") ? LOCAL_PROBE_URL : f.httpUrl("default-probe-url"),
                         f.integer("max-concurrent-probes", 1, 100_000),
                         positive(f, "latency-report-interval"), f.bool("trace-health-probes")),
@@ -130,12 +144,25 @@ public record OperatorConfig(
     public OperatorConfig withDiscoveryToken(String token) {
         return new OperatorConfig(local, localStateDir, localSquid, proxyNamespace, providersConfig, leaderElection,
                 endpoints, reconcile, gc, providerChecks, leases, new Discovery(token, discovery.allowUnauthenticated()),
-                probes, logging);
+                egress, probes, logging);
     }
 
     /** The {@code --help} text. */
     public static String usage() {
         return FlagTable.declare().usage();
+    }
+
+    /**
+     * The per-user state directory of local mode: {@code $XDG_STATE_HOME/egress-proxies-operator},
+     * else {@code ~/.local/state/egress-proxies-operator} (the XDG base directory default). Never
+     * under the shared temporary directory, where another user could create it first.
+     */
+    private static Path defaultStateDir(Map<String, String> env) {
+        String xdg = env.getOrDefault("XDG_STATE_HOME", "");
+        Path base = !xdg.isEmpty() && Path.of(xdg).isAbsolute()
+                ? Path.of(xdg)
+                : Path.of(env.getOrDefault("HOME", System.getProperty("user.home")), ".local", "state");
+        return base.resolve("egress-proxies-operator");
     }
 
     private static LeaderElection leaderElection(Flags f, Map<String, String> env, boolean local)

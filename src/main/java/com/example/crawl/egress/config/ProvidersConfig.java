@@ -111,7 +111,8 @@ public record ProvidersConfig(List<ProviderConfig> providers) {
             case "kvm" -> kvm(b);
             default -> {
                 b.requireObject(Set.of("stateDir", "squidBinary"));
-                yield new Local(Path.of(b.optionalString("stateDir", "/tmp/egress-proxies-local")),
+                // Required: a default under the shared /tmp would be a path another user can create first.
+                yield new Local(Path.of(b.requiredString("stateDir")),
                         b.optionalString("squidBinary", "squid"));
             }
         };

@@ -35,6 +35,34 @@ public final class ClusterProxyStore implements ProxyStore {
     }
 
     @Override
+    public Optional<Secret> credentialsSecret(String namespace, String name) {
+        return informers.credentialsSecret(namespace, name);
+    }
+
+    @Override
+    public Optional<Secret> createSecret(Secret secret) {
+        try {
+            return Optional.of(client.secrets().inNamespace(secret.getMetadata().getNamespace()).resource(secret).create());
+        } catch (KubernetesClientException e) {
+            if (e.getCode() == HttpURLConnection.HTTP_CONFLICT) {
+                return Optional.empty();
+            }
+            throw e;
+        }
+    }
+
+    @Override
+    public Optional<Secret> readSecret(String namespace, String name) {
+        return Optional.ofNullable(client.secrets().inNamespace(namespace).withName(name).get());
+    }
+
+    @Override
+    public void deleteSecret(String namespace, String name) {
+        // fabric8 answers a 404 with an empty list rather than an exception: already gone is done.
+        client.secrets().inNamespace(namespace).withName(name).delete();
+    }
+
+    @Override
     public Proxy update(Proxy proxy) throws ObjectChangedException {
         try {
             return client.resource(proxy).update();

@@ -1,5 +1,6 @@
 package com.example.crawl.egress.controller;
 
+import com.example.crawl.egress.api.CredentialsSecret;
 import com.example.crawl.egress.api.Proxy;
 import com.example.crawl.egress.api.Reason;
 import com.example.crawl.egress.config.OperatorConfig;
@@ -12,7 +13,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * What happens once a Proxy is being deleted: delete its instance, wait until the provider no
- * longer knows it, then release the finalizer so that the API server removes the object.
+ * longer knows it, delete the Proxy's credentials Secret, then release the finalizer so that the
+ * API server removes the object. The Secret goes even though its owner reference would have
+ * Kubernetes remove it: local mode's API server runs no garbage collector, and the credentials of
+ * an instance that is gone have no use.
  *
  * <p>Deletion never gives up by itself. A permanent provider error is retried with backoff like
  * any other, because dropping the finalizer on "permission denied" would leak a running
@@ -26,10 +30,12 @@ final class DeleteFlow {
     private static final Logger LOG = LoggerFactory.getLogger(DeleteFlow.class);
 
     private final ProviderRegistry providers;
+    private final ProxyStore store;
     private final OperatorConfig.Reconcile intervals;
 
-    DeleteFlow(ProviderRegistry providers, OperatorConfig.Reconcile intervals) {
+    DeleteFlow(ProviderRegistry providers, ProxyStore store, OperatorConfig.Reconcile intervals) {
         this.providers = providers;
+        this.store = store;
         this.intervals = intervals;
     }
 
@@ -41,11 +47,11 @@ final class DeleteFlow {
         if ("true".equals(pass.annotation(Proxy.SKIP_CLEANUP_ANNOTATION))) {
             LOG.atWarn().addKeyValue("providerID", providerID)
                     .log("Skipping cleanup as annotated; the instance is abandoned");
-            pass.removeFinalizer();
+            release(pass);
             return Outcome.DONE;
         }
         if (providerID == null) {
-            pass.removeFinalizer();
+            release(pass);
             return Outcome.DONE;
         }
         String name = pass.spec() == null ? null : pass.spec().provider();
@@ -66,19 +72,35 @@ final class DeleteFlow {
         }
     }
 
+    /**
+     * Deletes the Proxy's credentials Secret (read from the API server, so that one created
+     * moments ago is not missed by a lagging cache; only when the Proxy owns it), then releases
+     * the finalizer.
+     */
+    private void release(Pass pass) throws ObjectChangedException {
+        Proxy proxy = pass.proxy();
+        String namespace = proxy.getMetadata().getNamespace();
+        String name = CredentialsSecret.name(proxy.getMetadata().getName());
+        if (store.readSecret(namespace, name).filter(s -> CredentialsSecret.ownedBy(s, proxy.getMetadata().getUid()))
+                .isPresent()) {
+            store.deleteSecret(namespace, name);
+        }
+        pass.removeFinalizer();
+    }
+
     private Outcome deleteInstance(Pass pass, Provider provider, String providerID)
             throws ProviderException, ObjectChangedException {
         try {
             provider.get(providerID);
         } catch (ProviderException.NotFound e) {
             LOG.atInfo().addKeyValue("providerID", providerID).log("Instance deleted; releasing the object");
-            pass.removeFinalizer();
+            release(pass);
             return Outcome.DONE;
         } catch (ProviderException.Permanent e) {
             provider.delete(providerID);
             LOG.atWarn().addKeyValue("providerID", providerID).addKeyValue("error", e.getMessage())
                     .log("Instance state unreadable, but delete succeeded; releasing the object");
-            pass.removeFinalizer();
+            release(pass);
             return Outcome.DONE;
         }
         provider.delete(providerID);

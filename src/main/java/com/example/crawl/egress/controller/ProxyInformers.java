@@ -1,9 +1,12 @@
 package com.example.crawl.egress.controller;
 
 import com.example.crawl.egress.api.CloudInit;
+import com.example.crawl.egress.api.CredentialsSecret;
 import com.example.crawl.egress.api.Proxy;
+import com.example.crawl.egress.api.ProxyCredentials;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.ObjectMeta;
+import io.fabric8.kubernetes.api.model.OwnerReference;
 import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
@@ -17,17 +20,19 @@ import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
 
 /**
- * The two informers the control loop reads from: Proxies (in every namespace, or in the one
- * {@code --proxy-namespace} names) and cloud-init Secrets, the latter selected by the label
- * {@link Proxy#CLOUD_INIT_SECRET_LABEL}{@code =true} so the operator never caches other Secrets.
+ * The three informers the operator reads from: Proxies (in every namespace, or in the one
+ * {@code --proxy-namespace} names), cloud-init Secrets and credentials Secrets, each kind of Secret
+ * selected by its label ({@link Proxy#CLOUD_INIT_SECRET_LABEL}{@code =true},
+ * {@link Proxy#CREDENTIALS_SECRET_LABEL}{@code =true}) so the operator never caches other Secrets.
  *
- * <p>Event handlers only turn events into keys: a Proxy event enqueues that Proxy, a Secret event
- * enqueues every Proxy of the Secret's namespace whose {@code spec.cloudInit.secretRef} names
- * it (found through an index, not a scan). An update that changed only the status (our own
+ * <p>Event handlers only turn events into keys: a Proxy event enqueues that Proxy; a cloud-init
+ * Secret event enqueues every Proxy of the Secret's namespace whose {@code spec.cloudInit.secretRef}
+ * names it (found through an index, not a scan); a credentials Secret event enqueues the Proxy
+ * that owns it, so that deleting the Secret rotates the credentials at once. An update that changed only the status (our own
  * status write, typically) enqueues nothing: status is an output, and the next poll repairs a
  * status someone else overwrote.
  *
- * <p>Lifecycle: {@link #start} once; {@link #close} stops both informers and is idempotent.
+ * <p>Lifecycle: {@link #start} once; {@link #close} stops the informers and is idempotent.
  * Reads are thread-safe and never touch the network.
  */
 public final class ProxyInformers implements AutoCloseable {
@@ -36,6 +41,7 @@ public final class ProxyInformers implements AutoCloseable {
 
     private final SharedIndexInformer<Proxy> proxies;
     private final SharedIndexInformer<Secret> secrets;
+    private final SharedIndexInformer<Secret> credentials;
 
     /** @param namespace the one namespace to watch, or empty for all */
     public ProxyInformers(KubernetesClient client, String namespace) {
@@ -43,28 +49,34 @@ public final class ProxyInformers implements AutoCloseable {
             proxies = client.resources(Proxy.class).inAnyNamespace().runnableInformer(0);
             secrets = client.secrets().inAnyNamespace().withLabel(Proxy.CLOUD_INIT_SECRET_LABEL, "true")
                     .runnableInformer(0);
+            credentials = client.secrets().inAnyNamespace().withLabel(Proxy.CREDENTIALS_SECRET_LABEL, "true")
+                    .runnableInformer(0);
         } else {
             proxies = client.resources(Proxy.class).inNamespace(namespace).runnableInformer(0);
             secrets = client.secrets().inNamespace(namespace).withLabel(Proxy.CLOUD_INIT_SECRET_LABEL, "true")
+                    .runnableInformer(0);
+            credentials = client.secrets().inNamespace(namespace).withLabel(Proxy.CREDENTIALS_SECRET_LABEL, "true")
                     .runnableInformer(0);
         }
         proxies.addIndexers(Map.of(BY_SECRET, ProxyInformers::secretRefs));
     }
 
     /**
-     * Registers the handlers that send keys to {@code enqueue}, then starts both informers.
+     * Registers the handlers that send keys to {@code enqueue}, then starts the informers.
      *
-     * @return completes when both caches have synced
+     * @return completes when every cache has synced
      */
     public CompletableFuture<Void> start(Consumer<ProxyKey> enqueue) {
         proxies.addEventHandler(new ProxyEvents(enqueue));
         secrets.addEventHandler(new SecretEvents(enqueue));
-        return CompletableFuture.allOf(proxies.start().toCompletableFuture(), secrets.start().toCompletableFuture());
+        credentials.addEventHandler(new CredentialsEvents(enqueue));
+        return CompletableFuture.allOf(proxies.start().toCompletableFuture(), secrets.start().toCompletableFuture(),
+                credentials.start().toCompletableFuture());
     }
 
-    /** Whether both caches have completed their first list: part of readiness. */
+    /** Whether every cache has completed its first list: part of readiness. */
     public boolean hasSynced() {
-        return proxies.hasSynced() && secrets.hasSynced();
+        return proxies.hasSynced() && secrets.hasSynced() && credentials.hasSynced();
     }
 
     Optional<Proxy> proxy(ProxyKey key) {
@@ -73,6 +85,18 @@ public final class ProxyInformers implements AutoCloseable {
 
     Optional<Secret> secret(String namespace, String name) {
         return Optional.ofNullable(secrets.getStore().getByKey(Cache.namespaceKeyFunc(namespace, name)));
+    }
+
+    Optional<Secret> credentialsSecret(String namespace, String name) {
+        return Optional.ofNullable(credentials.getStore().getByKey(Cache.namespaceKeyFunc(namespace, name)));
+    }
+
+    /**
+     * The credentials {@code proxy} demands, from the cache ({@link CredentialsSecret#find}); the
+     * health engine probes with them and discovery hands them to a lease holder. Never blocks.
+     */
+    public Optional<ProxyCredentials> credentials(Proxy proxy) {
+        return CredentialsSecret.find(proxy, this::credentialsSecret);
     }
 
     /** Every cached Proxy; the health engine and discovery list from here. */
@@ -84,6 +108,7 @@ public final class ProxyInformers implements AutoCloseable {
     public void close() {
         proxies.close();
         secrets.close();
+        credentials.close();
     }
 
     private static List<String> secretRefs(Proxy proxy) {
@@ -122,6 +147,34 @@ public final class ProxyInformers implements AutoCloseable {
         @Override
         public void onDelete(Proxy proxy, boolean finalStateUnknown) {
             enqueue.accept(ProxyKey.of(proxy));
+        }
+    }
+
+    /** A credentials Secret changed: its owning Proxy reconciles (a deleted Secret is regenerated). */
+    private record CredentialsEvents(Consumer<ProxyKey> enqueue) implements ResourceEventHandler<Secret> {
+        @Override
+        public void onAdd(Secret secret) {
+            owner(secret);
+        }
+
+        @Override
+        public void onUpdate(Secret before, Secret after) {
+            owner(after);
+        }
+
+        @Override
+        public void onDelete(Secret secret, boolean finalStateUnknown) {
+            owner(secret);
+        }
+
+        private void owner(Secret secret) {
+            List<OwnerReference> refs = secret.getMetadata().getOwnerReferences();
+            if (refs == null) {
+                return;
+            }
+            refs.stream().filter(r -> "Proxy".equals(r.getKind()) && Boolean.TRUE.equals(r.getController())
+                            && r.getApiVersion() != null && r.getApiVersion().startsWith(Proxy.GROUP + "/"))
+                    .forEach(r -> enqueue.accept(new ProxyKey(secret.getMetadata().getNamespace(), r.getName())));
         }
     }
 

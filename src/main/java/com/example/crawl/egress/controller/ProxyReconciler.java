@@ -14,6 +14,7 @@ import com.example.crawl.egress.provider.Provider;
 import com.example.crawl.egress.provider.ProviderException;
 import com.example.crawl.egress.provider.ProviderRegistry;
 import io.fabric8.kubernetes.client.KubernetesClientException;
+import java.security.SecureRandom;
 import java.time.Clock;
 import java.util.List;
 import java.util.Optional;
@@ -27,8 +28,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Dispatch: a deleting object goes through {@link DeleteFlow}; a spec that breaks the CRD's
  * rules is {@code InvalidSpec}; {@code External} records its endpoint; {@code Managed} runs
- * {@link #managed}: finalizer, unknown provider, the permanent-failure latch, cloud-init, then
- * create, adopt, replace or observe by comparing the spec hash with the annotation.
+ * {@link #managed}: finalizer, unknown provider, the permanent-failure latch, cloud-init, the
+ * credentials (generated into the Proxy's Secret before anything is created), then create, adopt,
+ * replace or observe by comparing the spec hash with the annotation.
  *
  * <p>Thread-safe: holds no per-Proxy state of its own; the work queue guarantees that one key
  * is never reconciled by two workers at once.
@@ -43,6 +45,7 @@ public final class ProxyReconciler {
     private final OperatorConfig.Reconcile intervals;
     private final Clock clock;
     private final SupersededVersions versions = new SupersededVersions();
+    private final SecureRandom random = new SecureRandom();
     private final DeleteFlow deleteFlow;
 
     public ProxyReconciler(ProxyStore store, ProviderRegistry providers, HealthSource health,
@@ -52,7 +55,7 @@ public final class ProxyReconciler {
         this.health = health;
         this.intervals = intervals;
         this.clock = clock;
-        this.deleteFlow = new DeleteFlow(providers, intervals);
+        this.deleteFlow = new DeleteFlow(providers, store, intervals);
     }
 
     /**
@@ -131,10 +134,29 @@ public final class ProxyReconciler {
             pass.provisioned(false, Reason.CloudInitError, e.getMessage());
             return new Outcome.Failed(e.getMessage(), null);
         }
+        CredentialsSource.Resolved credentials;
         try {
-            return converge(pass, provider.get(), cloudInit, SpecHash.of(spec, cloudInit));
+            credentials = CredentialsSource.resolve(pass.proxy(), store, random);
+        } catch (CredentialsSource.Unavailable e) {
+            pass.provisioned(false, Reason.CredentialsError, e.getMessage());
+            return new Outcome.Failed(e.getMessage(), null);
+        }
+        Shape shape = new Shape(cloudInit, credentials, SpecHash.of(spec, cloudInit, credentials.version()));
+        try {
+            return converge(pass, provider.get(), shape);
         } catch (ProviderException e) {
             return providerFailure(pass, e);
+        }
+    }
+
+    /**
+     * What an instance is made from besides the spec, resolved once per pass.
+     *
+     * @param hash the spec hash over all of it
+     */
+    private record Shape(String cloudInit, CredentialsSource.Resolved credentials, String hash) {
+        CreateRequest request(Proxy proxy) {
+            return CreateRequest.of(proxy, cloudInit, credentials.credentials());
         }
     }
 
@@ -147,18 +169,18 @@ public final class ProxyReconciler {
                 && pass.provisioned().map(Condition::observedGeneration).filter(g -> g == pass.generation()).isPresent();
     }
 
-    private Outcome converge(Pass pass, Provider provider, String cloudInit, String hash)
+    private Outcome converge(Pass pass, Provider provider, Shape shape)
             throws ProviderException, ObjectChangedException {
         String providerID = pass.status().providerID();
         if (providerID == null) {
-            return create(pass, provider, cloudInit, hash);
+            return create(pass, provider, shape);
         }
         String annotated = pass.annotation(Proxy.SPEC_HASH_ANNOTATION);
         if (annotated == null) {
             // An instance recorded without a hash (an older operator, a lost write): adopt it as is.
-            pass.annotate(Proxy.SPEC_HASH_ANNOTATION, hash);
-        } else if (!annotated.equals(hash)) {
-            return replace(pass, provider, cloudInit, hash);
+            pass.annotate(Proxy.SPEC_HASH_ANNOTATION, shape.hash());
+        } else if (!annotated.equals(shape.hash())) {
+            return replace(pass, provider, shape);
         }
         Instance instance;
         try {
@@ -167,7 +189,7 @@ public final class ProxyReconciler {
             LOG.atInfo().addKeyValue("providerID", providerID).log("Instance is gone; creating a new one");
             pass.stage(s -> s.withProviderID(null));
             pass.clearAddress();
-            return create(pass, provider, cloudInit, hash);
+            return create(pass, provider, shape);
         }
         return observe(pass, provider, instance);
     }
@@ -176,12 +198,12 @@ public final class ProxyReconciler {
      * Creates the instance, or adopts it: the name is derived from the Proxy's UID, so a create
      * repeated after a crash (before the providerID reached status) returns the same instance.
      */
-    private Outcome create(Pass pass, Provider provider, String cloudInit, String hash)
+    private Outcome create(Pass pass, Provider provider, Shape shape)
             throws ProviderException, ObjectChangedException {
-        Instance instance = provider.create(CreateRequest.of(pass.proxy(), cloudInit));
+        Instance instance = provider.create(shape.request(pass.proxy()));
         LOG.atInfo().addKeyValue("provider", pass.spec().provider()).addKeyValue("providerID", instance.providerID())
                 .log("Created instance");
-        pass.annotate(Proxy.SPEC_HASH_ANNOTATION, hash);
+        pass.annotate(Proxy.SPEC_HASH_ANNOTATION, shape.hash());
         pass.stage(s -> s.withProviderID(instance.providerID()));
         return observe(pass, provider, instance);
     }
@@ -190,7 +212,7 @@ public final class ProxyReconciler {
      * The spec's shape changed: delete the instance and wait until it is gone before creating
      * its successor under the same name, so that two never run at once.
      */
-    private Outcome replace(Pass pass, Provider provider, String cloudInit, String hash)
+    private Outcome replace(Pass pass, Provider provider, Shape shape)
             throws ProviderException, ObjectChangedException {
         String providerID = pass.status().providerID();
         try {
@@ -198,7 +220,7 @@ public final class ProxyReconciler {
         } catch (ProviderException.NotFound e) {
             pass.stage(s -> s.withProviderID(null));
             pass.clearAddress();
-            return create(pass, provider, cloudInit, hash);
+            return create(pass, provider, shape);
         }
         provider.delete(providerID);
         if (!pass.provisionedBecause(Reason.Replacing)) {

@@ -6,10 +6,11 @@ import java.util.Optional;
 
 /**
  * The reconciler's view of the cluster: reads from the informer caches, writes to the API server
- * with optimistic concurrency. Objects handed out are shared with the cache and must not be
+ * with optimistic concurrency (Proxies) or create-if-absent (the credentials Secrets it owns). Objects handed out are shared with the cache and must not be
  * changed; writes take a new object.
  *
- * <p>Thread-safe. Reads never block on the network; writes do.
+ * <p>Thread-safe. Cache reads never block on the network; writes and {@link #readSecret} do. Any
+ * failure other than those the methods name is a {@code KubernetesClientException}.
  */
 public interface ProxyStore {
 
@@ -21,6 +22,25 @@ public interface ProxyStore {
      * {@code =true} are cached, so an unlabelled one is as absent as a missing one.
      */
     Optional<Secret> cloudInitSecret(String namespace, String name);
+
+    /**
+     * A cached credentials Secret. Only Secrets labelled {@link Proxy#CREDENTIALS_SECRET_LABEL}
+     * {@code =true} are cached; the cache may lag behind a Secret created moments ago.
+     */
+    Optional<Secret> credentialsSecret(String namespace, String name);
+
+    /**
+     * Creates {@code secret} on the API server.
+     *
+     * @return the Secret as stored, or empty when one of that name exists already
+     */
+    Optional<Secret> createSecret(Secret secret);
+
+    /** Reads a Secret from the API server, bypassing the cache; empty when it does not exist. */
+    Optional<Secret> readSecret(String namespace, String name);
+
+    /** Deletes a Secret on the API server; one that does not exist is already deleted. */
+    void deleteSecret(String namespace, String name);
 
     /**
      * Replaces the Proxy's metadata and spec (finalizers, annotations) if its

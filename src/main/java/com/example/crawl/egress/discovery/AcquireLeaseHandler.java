@@ -1,5 +1,8 @@
 package com.example.crawl.egress.discovery;
 
+import com.example.crawl.egress.api.CredentialsSecret;
+import com.example.crawl.egress.api.Proxy;
+import com.example.crawl.egress.api.ProxyCredentials;
 import com.example.crawl.egress.lease.Acquisition;
 import com.example.crawl.egress.lease.Candidate;
 import com.example.crawl.egress.lease.Lease;
@@ -10,6 +13,8 @@ import java.io.IOException;
 import java.time.format.DateTimeFormatter;
 import java.time.temporal.ChronoUnit;
 import java.util.List;
+import java.util.Optional;
+import java.util.function.Function;
 import tools.jackson.databind.node.ObjectNode;
 
 /**
@@ -17,16 +22,24 @@ import tools.jackson.databind.node.ObjectNode;
  * {@code no_match} with counts that add up: {@code considered = atCapacity + inCooldown +
  * unhealthy}. Every matching proxy is handed to the store, unhealthy ones too, so that they are
  * counted; the store selects and records the lease under its one lock.
+ *
+ * <p>The 201 is the one answer that carries the proxy's credentials. A proxy that demands
+ * credentials the cache does not hold at that moment (its Secret was just deleted to rotate them;
+ * the proxy is about to be replaced) is not lent: the lease is released again and the client gets
+ * 503 {@code credentials_unavailable}, which a retry resolves.
  */
 final class AcquireLeaseHandler implements HttpHandler {
 
     private final ProxyCatalog catalog;
     private final LeaseStore leases;
+    private final Function<Proxy, Optional<ProxyCredentials>> credentials;
     private final LeaseRecorder recorder;
 
-    AcquireLeaseHandler(ProxyCatalog catalog, LeaseStore leases, LeaseRecorder recorder) {
+    AcquireLeaseHandler(ProxyCatalog catalog, LeaseStore leases,
+            Function<Proxy, Optional<ProxyCredentials>> credentials, LeaseRecorder recorder) {
         this.catalog = catalog;
         this.leases = leases;
+        this.credentials = credentials;
         this.recorder = recorder;
     }
 
@@ -42,17 +55,23 @@ final class AcquireLeaseHandler implements HttpHandler {
         recorder.acquired(outcome);
         switch (outcome) {
             case Acquisition.Granted granted -> Responses.json(exchange, 201,
-                    JsonBodies.write(granted(granted, snapshot, request)));
+                    JsonBodies.write(granted(granted, snapshot.byKey().get(granted.proxy().key()), request)));
             case Acquisition.NoMatch none -> Responses.json(exchange, ErrorCode.NO_MATCH.status(),
                     JsonBodies.write(noMatch(none)));
         }
     }
 
-    private static ObjectNode granted(Acquisition.Granted granted, ProxyCatalog.Snapshot snapshot,
-            AcquireRequest request) {
+    private ObjectNode granted(Acquisition.Granted granted, ProxyView proxy, AcquireRequest request) {
         Lease lease = granted.lease();
+        Optional<ProxyCredentials> secret = credentials.apply(proxy.source());
+        if (secret.isEmpty() && CredentialsSecret.required(proxy.source().getSpec())) {
+            leases.release(lease.id());
+            recorder.released();
+            throw new ApiException(ErrorCode.CREDENTIALS_UNAVAILABLE, "the credentials of proxy " + proxy.key()
+                    + " are not available right now (being rotated?); retry");
+        }
         ObjectNode body = JsonBodies.newObject().put("leaseId", lease.id());
-        body.set("proxy", snapshot.byKey().get(granted.proxy().key()).toJson());
+        body.set("proxy", proxy.toLeaseJson(secret));
         return body.put("target", lease.target().orElse(null))
                 .put("ttlSeconds", request.ttl().toSeconds())
                 .put("expiresAt", DateTimeFormatter.ISO_INSTANT.format(lease.expiresAt().truncatedTo(ChronoUnit.MILLIS)));

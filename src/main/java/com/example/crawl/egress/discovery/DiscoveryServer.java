@@ -1,6 +1,7 @@
 package com.example.crawl.egress.discovery;
 
 import com.example.crawl.egress.api.Proxy;
+import com.example.crawl.egress.api.ProxyCredentials;
 import com.example.crawl.egress.lease.LeaseStore;
 import com.sun.net.httpserver.HttpContext;
 import com.sun.net.httpserver.HttpHandler;
@@ -13,6 +14,7 @@ import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Function;
 import java.util.function.Supplier;
 
 /**
@@ -38,13 +40,16 @@ public final class DiscoveryServer implements AutoCloseable {
     /**
      * @param address  where to listen; a host the config left unresolved is resolved here
      * @param proxies  the Proxies to serve, read on every request (the informer cache)
+     * @param credentials what each proxy demands, looked up for a lease answer (the informer cache);
+     *                 must not block
      * @param leases   the lease store, which this server does not start or close
      * @param token    the bearer token clients must send; empty serves without authentication
      * @param recorder where lease outcomes go, for metrics
      * @throws IOException when the address cannot be resolved or bound
      */
-    public DiscoveryServer(InetSocketAddress address, Supplier<? extends Collection<Proxy>> proxies, LeaseStore leases,
-            Optional<String> token, LeaseRecorder recorder) throws IOException {
+    public DiscoveryServer(InetSocketAddress address, Supplier<? extends Collection<Proxy>> proxies,
+            Function<Proxy, Optional<ProxyCredentials>> credentials, LeaseStore leases, Optional<String> token,
+            LeaseRecorder recorder) throws IOException {
         InetSocketAddress bind = address.isUnresolved()
                 ? new InetSocketAddress(address.getHostString(), address.getPort())
                 : address;
@@ -55,7 +60,7 @@ public final class DiscoveryServer implements AutoCloseable {
         Map<Route, HttpHandler> handlers = Map.of(
                 Route.HEALTHZ, new HealthzHandler(),
                 Route.LIST_PROXIES, new ListProxiesHandler(catalog, leases),
-                Route.ACQUIRE_LEASE, new AcquireLeaseHandler(catalog, leases, recorder),
+                Route.ACQUIRE_LEASE, new AcquireLeaseHandler(catalog, leases, credentials, recorder),
                 Route.RELEASE_LEASE, new ReleaseLeaseHandler(leases, recorder),
                 Route.REPORT_LEASE, new ReportLeaseHandler(leases, recorder));
         server = HttpServer.create(bind, BACKLOG);

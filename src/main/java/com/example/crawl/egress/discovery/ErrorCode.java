@@ -22,7 +22,8 @@ enum ErrorCode {
     BODY_TOO_LARGE(413),
     URI_TOO_LONG(414),
     HEADERS_TOO_LARGE(431),
-    INTERNAL(500);
+    INTERNAL(500),
+    CREDENTIALS_UNAVAILABLE(503);
 
     private final int status;
     private final String wireName;

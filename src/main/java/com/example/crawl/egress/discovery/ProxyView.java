@@ -4,6 +4,7 @@ import com.example.crawl.egress.api.Condition;
 import com.example.crawl.egress.api.Conditions;
 import com.example.crawl.egress.api.Phase;
 import com.example.crawl.egress.api.Proxy;
+import com.example.crawl.egress.api.ProxyCredentials;
 import com.example.crawl.egress.api.ProxySpec;
 import com.example.crawl.egress.api.ProxyStatus;
 import com.example.crawl.egress.lease.Candidate;
@@ -21,8 +22,9 @@ import tools.jackson.databind.node.ObjectNode;
  * @param host      the address to connect to, or null while there is none
  * @param port      its port, or null while there is no address
  * @param phase     {@code status.phase}, or null before the operator wrote one
+ * @param source    the cached Proxy this view was made from, for looking up its credentials
  */
-record ProxyView(Candidate candidate, String host, Integer port, Phase phase) {
+record ProxyView(Candidate candidate, String host, Integer port, Phase phase, Proxy source) {
 
     /**
      * The view of a cached Proxy; empty for one being deleted (its finalizer is tearing the
@@ -51,7 +53,7 @@ record ProxyView(Candidate candidate, String host, Integer port, Phase phase) {
                 && Conditions.find(status.conditions(), Condition.HEALTHY).map(Condition::isTrue).orElse(false);
         Candidate candidate = new Candidate(proxy.getMetadata().getNamespace(), proxy.getMetadata().getName(),
                 spec.attributes(), healthy, status.latencyMillis(), Math.max(1, spec.maxLeases()));
-        return Optional.of(new ProxyView(candidate, host, port, status.phase()));
+        return Optional.of(new ProxyView(candidate, host, port, status.phase(), proxy));
     }
 
     /** {@code namespace/name}. */
@@ -61,18 +63,43 @@ record ProxyView(Candidate candidate, String host, Integer port, Phase phase) {
 
     /** {@code http://host:port} (IPv6 literals in brackets), or null while there is no address. */
     String url() {
+        return url("");
+    }
+
+    /**
+     * {@code http://[userinfo@]host:port}, or null while there is no address.
+     *
+     * @param userInfo percent-encoded {@code user:password}, or empty
+     */
+    private String url(String userInfo) {
         if (host == null) {
             return null;
         }
-        return "http://" + (host.indexOf(':') >= 0 ? "[" + host + "]" : host) + ":" + port;
+        return "http://" + (userInfo.isEmpty() ? "" : userInfo + "@")
+                + (host.indexOf(':') >= 0 ? "[" + host + "]" : host) + ":" + port;
     }
 
-    /** The proxy object of a 201 lease answer. */
-    ObjectNode toJson() {
+    /**
+     * The proxy object of a 201 lease answer: {@link #toJson(int)}'s fields but the lease count,
+     * and the credentials (if the proxy demands any) as {@code username}, {@code password} and the
+     * userinfo of {@code url}. The only answer that ever carries them.
+     */
+    ObjectNode toLeaseJson(Optional<ProxyCredentials> credentials) {
+        ObjectNode out = common(credentials.map(ProxyCredentials::userInfo).orElse(""));
+        credentials.ifPresent(c -> out.put("username", c.username()).put("password", c.password()));
+        return out;
+    }
+
+    /** A list item: the proxy without credentials, plus its active leases on this replica. */
+    ObjectNode toJson(int activeLeases) {
+        return common("").put("activeLeases", activeLeases);
+    }
+
+    private ObjectNode common(String userInfo) {
         ObjectNode out = JsonBodies.newObject()
                 .put("namespace", candidate.namespace())
                 .put("name", candidate.name())
-                .put("url", url())
+                .put("url", url(userInfo))
                 .put("host", host)
                 .put("port", port);
         ObjectNode attributes = out.putObject("attributes");
@@ -83,8 +110,4 @@ record ProxyView(Candidate candidate, String host, Integer port, Phase phase) {
                 .put("maxLeases", candidate.maxLeases());
     }
 
-    /** A list item: {@link #toJson()} plus the proxy's active leases on this replica. */
-    ObjectNode toJson(int activeLeases) {
-        return toJson().put("activeLeases", activeLeases);
-    }
 }

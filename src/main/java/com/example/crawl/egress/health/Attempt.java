@@ -67,14 +67,14 @@ final class Attempt {
         Socket raw = connect(proxy);
         if (!target.tunnelled()) {
             step = Step.REQUEST;
-            return exchange(raw, "GET " + absoluteUri() + " HTTP/1.1");
+            return exchange(raw, "GET " + absoluteUri() + " HTTP/1.1", proxyAuthorization());
         }
         step = Step.TUNNEL;
         tunnel(raw);
         step = Step.HANDSHAKE;
         SSLSocket secure = handshake(raw);
         step = Step.REQUEST;
-        return exchange(secure, "GET " + originForm() + " HTTP/1.1");
+        return exchange(secure, "GET " + originForm() + " HTTP/1.1", ""); // the proxy is only a tunnel now
     }
 
     Step step() {
@@ -153,7 +153,7 @@ final class Attempt {
     private void tunnel(Socket raw) throws IOException, ProbeException {
         String authority = url.getHost() + ":" + target.targetPort();
         send(raw, "CONNECT " + authority + " HTTP/1.1\r\nHost: " + authority + "\r\nUser-Agent: " + USER_AGENT
-                + "\r\n\r\n");
+                + "\r\n" + proxyAuthorization() + "\r\n");
         HeadReader reader = new HeadReader(raw, deadline);
         StatusLine answer = reader.statusLine();
         if (answer.code() == 407) {
@@ -182,9 +182,10 @@ final class Attempt {
         return secure;
     }
 
-    private StatusLine exchange(Socket s, String requestLine) throws IOException, ProbeException {
+    /** @param extraHeaders whole header lines, each ending in CRLF, or empty */
+    private StatusLine exchange(Socket s, String requestLine, String extraHeaders) throws IOException, ProbeException {
         send(s, requestLine + "\r\nHost: " + hostHeader() + "\r\nUser-Agent: " + USER_AGENT
-                + "\r\nConnection: close\r\n\r\n");
+                + "\r\nConnection: close\r\n" + extraHeaders + "\r\n");
         HeadReader reader = new HeadReader(s, deadline);
         StatusLine answer = reader.statusLine();
         while (answer.interim()) { // e.g. 103 Early Hints before the real answer
@@ -192,6 +193,12 @@ final class Attempt {
             answer = reader.statusLine();
         }
         return answer;
+    }
+
+    /** The {@code Proxy-Authorization} header line, or empty when the proxy demands no credentials. */
+    private String proxyAuthorization() {
+        return target.credentials() == null ? ""
+                : "Proxy-Authorization: " + target.credentials().basicAuthorization() + "\r\n";
     }
 
     private static void send(Socket s, String request) throws IOException {

@@ -1,6 +1,7 @@
 package com.example.crawl.egress.health;
 
 import com.example.crawl.egress.api.Proxy;
+import com.example.crawl.egress.api.ProxyCredentials;
 import com.example.crawl.egress.config.OperatorConfig;
 import com.example.crawl.egress.controller.HealthSource;
 import com.example.crawl.egress.controller.HealthVerdict;
@@ -28,6 +29,7 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
+import java.util.function.Function;
 import java.util.function.Supplier;
 import java.util.random.RandomGenerator;
 
@@ -69,6 +71,7 @@ public final class HealthEngine implements HealthSource, AutoCloseable {
     private record Job(ProxyKey key, ProxyHealth state, ProbeTarget target, long due) { }
 
     private final Supplier<? extends Collection<Proxy>> proxies;
+    private final Function<Proxy, Optional<ProxyCredentials>> credentials;
     private final Prober prober;
     private final Consumer<ProxyKey> listener;
     private final OperatorConfig.Probes config;
@@ -87,20 +90,25 @@ public final class HealthEngine implements HealthSource, AutoCloseable {
     private final Map<ProxyKey, HealthVerdict> published = new ConcurrentHashMap<>();
 
     /**
-     * @param proxies  the proxies to probe, listed from the informer cache on every tick
+     * @param proxies     the proxies to probe, listed from the informer cache on every tick
+     * @param credentials what each proxy demands, looked up on every tick (a rotated password is
+     *                    used from the next probe on); must not block
      * @param prober   sends one probe
      * @param listener receives the key of a proxy whose reported verdict changed; must not block
      * @param config   default probe URL, concurrency limit, latency report interval
      * @param recorder receives every probe, for metrics
      */
-    public HealthEngine(Supplier<? extends Collection<Proxy>> proxies, Prober prober, Consumer<ProxyKey> listener,
+    public HealthEngine(Supplier<? extends Collection<Proxy>> proxies,
+            Function<Proxy, Optional<ProxyCredentials>> credentials, Prober prober, Consumer<ProxyKey> listener,
             OperatorConfig.Probes config, ProbeRecorder recorder) {
-        this(proxies, prober, listener, config, recorder, Seams.system());
+        this(proxies, credentials, prober, listener, config, recorder, Seams.system());
     }
 
-    HealthEngine(Supplier<? extends Collection<Proxy>> proxies, Prober prober, Consumer<ProxyKey> listener,
+    HealthEngine(Supplier<? extends Collection<Proxy>> proxies,
+            Function<Proxy, Optional<ProxyCredentials>> credentials, Prober prober, Consumer<ProxyKey> listener,
             OperatorConfig.Probes config, ProbeRecorder recorder, Seams seams) {
         this.proxies = proxies;
+        this.credentials = credentials;
         this.prober = prober;
         this.listener = listener;
         this.config = config;
@@ -202,17 +210,18 @@ public final class HealthEngine implements HealthSource, AutoCloseable {
      * plans every probe due before the next tick.
      */
     /* test */ void tick() {
-        Collection<Proxy> current = proxies.get();
+        List<ProbeSubject> subjects = new ArrayList<>();
+        for (Proxy p : proxies.get()) {
+            ProbeSubject.of(p, config.defaultUrl(), credentials).ifPresent(subjects::add);
+        }
         long now = seams.nanos().nanoTime();
         List<ProxyKey> forgotten = new ArrayList<>();
         lock.lock();
         try {
             Set<ProxyKey> seen = new HashSet<>();
-            for (Proxy p : current) {
-                ProbeSubject.of(p, config.defaultUrl()).ifPresent(s -> {
-                    seen.add(s.key());
-                    track(s, now, forgotten);
-                });
+            for (ProbeSubject s : subjects) {
+                seen.add(s.key());
+                track(s, now, forgotten);
             }
             for (ProxyKey key : List.copyOf(states.keySet())) {
                 if (!seen.contains(key)) {

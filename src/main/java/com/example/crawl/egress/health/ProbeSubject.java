@@ -4,6 +4,7 @@ import com.example.crawl.egress.api.Condition;
 import com.example.crawl.egress.api.Conditions;
 import com.example.crawl.egress.api.HealthCheck;
 import com.example.crawl.egress.api.Proxy;
+import com.example.crawl.egress.api.ProxyCredentials;
 import com.example.crawl.egress.api.ProxySpec;
 import com.example.crawl.egress.api.ProxyStatus;
 import com.example.crawl.egress.controller.ProxyKey;
@@ -12,6 +13,7 @@ import java.net.URI;
 import java.time.Duration;
 import java.util.HashSet;
 import java.util.Optional;
+import java.util.function.Function;
 
 /**
  * A proxy as the engine sees it on one tick: where it is, how to probe it, and what status said
@@ -34,8 +36,12 @@ record ProbeSubject(
     /**
      * What to probe for {@code proxy}, or empty when it has nothing to probe yet: no address, being
      * deleted, or a spec the reconciler refuses anyway (a bad probe URL is one).
+     *
+     * @param credentials what the proxy demands; when a proxy's credentials cannot be found the
+     *                    probe goes without, and the proxy's 407 says why it fails
      */
-    static Optional<ProbeSubject> of(Proxy proxy, URI defaultUrl) {
+    static Optional<ProbeSubject> of(Proxy proxy, URI defaultUrl,
+            Function<Proxy, Optional<ProxyCredentials>> credentials) {
         ProxySpec spec = proxy.getSpec();
         if (spec == null || proxy.getMetadata().getDeletionTimestamp() != null) {
             return Optional.empty();
@@ -61,7 +67,8 @@ record ProbeSubject(
         try {
             URI url = hc.url() == null ? defaultUrl : URI.create(hc.url());
             target = new ProbeTarget(host, port, url, new HashSet<>(hc.expectedStatus()),
-                    Duration.ofSeconds(hc.timeoutSeconds()), hc.insecureSkipVerify());
+                    Duration.ofSeconds(hc.timeoutSeconds()), hc.insecureSkipVerify(),
+                    credentials.apply(proxy).orElse(null));
         } catch (IllegalArgumentException e) {
             return Optional.empty(); // the reconciler reports it as InvalidSpec
         }

@@ -1,5 +1,6 @@
 package com.example.crawl.egress.health;
 
+import com.example.crawl.egress.api.ProxyCredentials;
 import java.net.URI;
 import java.time.Duration;
 import java.util.Objects;
@@ -14,10 +15,19 @@ import java.util.Set;
  * @param expectedStatus     status codes of the target's answer that count as success
  * @param timeout            the whole probe's deadline, from the first connect to the status line
  * @param insecureSkipVerify accept any certificate and host name from an https target
+ * @param credentials        sent to the proxy as {@code Proxy-Authorization: Basic}, or null to
+ *                           send none; {@link ProxyCredentials#toString()} keeps the password out
+ *                           of this record's
  */
 public record ProbeTarget(
         String proxyHost, int proxyPort, URI url, Set<Integer> expectedStatus, Duration timeout,
-        boolean insecureSkipVerify) {
+        boolean insecureSkipVerify, ProxyCredentials credentials) {
+
+    /** A target whose proxy demands no credentials. */
+    public ProbeTarget(String proxyHost, int proxyPort, URI url, Set<Integer> expectedStatus, Duration timeout,
+            boolean insecureSkipVerify) {
+        this(proxyHost, proxyPort, url, expectedStatus, timeout, insecureSkipVerify, null);
+    }
 
     public ProbeTarget {
         Objects.requireNonNull(proxyHost, "proxyHost");

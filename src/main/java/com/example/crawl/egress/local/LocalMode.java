@@ -4,6 +4,7 @@ import com.example.crawl.egress.config.ConfigException;
 import com.example.crawl.egress.config.OperatorConfig;
 import com.example.crawl.egress.config.ProviderConfig;
 import com.example.crawl.egress.config.ProvidersConfig;
+import com.example.crawl.egress.provider.EgressPolicy;
 import com.example.crawl.egress.provider.local.LocalProvider;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -17,7 +18,6 @@ import java.net.InetSocketAddress;
 import java.net.URI;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.security.SecureRandom;
@@ -82,7 +82,7 @@ public final class LocalMode implements AutoCloseable {
         LocalProvider provider = null;
         LocalTarget target = null;
         try {
-            Files.createDirectories(dir);
+            StateDirectory.open(dir);
             channel = FileChannel.open(dir.resolve("lock"), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
             FileLock lock = channel.tryLock();
             if (lock == null) {
@@ -93,13 +93,14 @@ public final class LocalMode implements AutoCloseable {
                 throw new LocalModeException("--local runs each proxy as a Squid process, and " + config.localSquid()
                         + " is not installed (not on the PATH, not in /usr/sbin); install it, e.g. apt-get install squid");
             }
-            provider = LocalProvider.create(providerConfig(config));
+            URI probeUrl = config.probes().defaultUrl();
+            boolean ownTarget = probeUrl.equals(OperatorConfig.LOCAL_PROBE_URL);
+            provider = LocalProvider.create(providerConfig(config), policy(config, ownTarget));
             int swept = provider.sweep(); // the embedded API starts empty: nothing an earlier run made has an owner
             if (swept > 0) {
                 LOG.atInfo().addKeyValue("instances", swept).log("Removed Squid instances an earlier run left behind");
             }
-            URI probeUrl = config.probes().defaultUrl();
-            target = probeUrl.equals(OperatorConfig.LOCAL_PROBE_URL) ? serveTarget(probeUrl) : null;
+            target = ownTarget ? serveTarget(probeUrl) : null;
             EmbeddedApiServer api = EmbeddedApiServer.start();
             Path kubeconfig = Kubeconfig.write(dir.resolve("kubeconfig"), api.url());
             String token = config.discovery().token().isEmpty() ? newToken() : config.discovery().token();
@@ -107,6 +108,9 @@ public final class LocalMode implements AutoCloseable {
         } catch (LocalModeException e) {
             cleanUp(provider, target, channel);
             throw e;
+        } catch (StateDirectory.Refused e) {
+            cleanUp(provider, target, channel);
+            throw new LocalModeException(e.getMessage());
         } catch (ConfigException e) {
             cleanUp(provider, target, channel);
             throw new LocalModeException(e.getMessage());
@@ -119,6 +123,16 @@ public final class LocalMode implements AutoCloseable {
     /** The providers config local mode runs with: one {@code local} provider under the state directory. */
     public static ProvidersConfig providersConfig(OperatorConfig config) {
         return new ProvidersConfig(List.of(providerConfig(config)));
+    }
+
+    /**
+     * The operator's egress policy, plus exactly one exception on loopback when local mode serves
+     * its own probe target: the probes and the README's walkthrough fetch it through the proxies.
+     */
+    private static EgressPolicy policy(OperatorConfig config, boolean ownTarget) {
+        EgressPolicy policy = EgressPolicy.from(config.egress());
+        URI url = OperatorConfig.LOCAL_PROBE_URL;
+        return ownTarget ? policy.allowing(new EgressPolicy.Destination(url.getHost(), url.getPort())) : policy;
     }
 
     private static ProviderConfig providerConfig(OperatorConfig config) {

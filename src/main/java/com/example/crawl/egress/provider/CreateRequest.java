@@ -5,6 +5,7 @@ import com.example.crawl.egress.api.InstanceName;
 import com.example.crawl.egress.api.KubernetesSpec;
 import com.example.crawl.egress.api.KvmSpec;
 import com.example.crawl.egress.api.Proxy;
+import com.example.crawl.egress.api.ProxyCredentials;
 import com.example.crawl.egress.api.ProxySpec;
 import java.util.Objects;
 
@@ -20,39 +21,44 @@ import java.util.Objects;
  * @param port       the port Squid listens on
  * @param cloudInit  the resolved cloud-init user data (inline or read from its Secret), or null;
  *                   it routinely carries credentials, so {@link #toString()} prints only its length
+ * @param credentials what the proxy must demand from its clients; the provider writes them into
+ *                   Squid's password file ({@link PasswordFile}), hashed
  * @param gcp        the Proxy's {@code spec.gcp}, or null
  * @param kvm        the Proxy's {@code spec.kvm}, or null
  * @param kubernetes the Proxy's {@code spec.kubernetes}, or null
  */
 public record CreateRequest(
         String name, String ownerUid, String namespace, String proxyName, int port, String cloudInit,
-        GcpSpec gcp, KvmSpec kvm, KubernetesSpec kubernetes) {
+        ProxyCredentials credentials, GcpSpec gcp, KvmSpec kvm, KubernetesSpec kubernetes) {
 
     public CreateRequest {
         Objects.requireNonNull(name, "name");
         Objects.requireNonNull(ownerUid, "ownerUid");
         Objects.requireNonNull(namespace, "namespace");
         Objects.requireNonNull(proxyName, "proxyName");
+        Objects.requireNonNull(credentials, "credentials");
     }
 
     /**
      * The request for {@code proxy}'s instance.
      *
-     * @param cloudInit the user data resolved from {@code spec.cloudInit}, or null
+     * @param cloudInit   the user data resolved from {@code spec.cloudInit}, or null
+     * @param credentials the Proxy's credentials, from its Secret
      */
-    public static CreateRequest of(Proxy proxy, String cloudInit) {
+    public static CreateRequest of(Proxy proxy, String cloudInit, ProxyCredentials credentials) {
         String uid = proxy.getMetadata().getUid();
         ProxySpec spec = proxy.getSpec();
         return new CreateRequest(InstanceName.fromUid(uid), uid, proxy.getMetadata().getNamespace(),
-                proxy.getMetadata().getName(), spec.port(), cloudInit, spec.gcp(), spec.kvm(), spec.kubernetes());
+                proxy.getMetadata().getName(), spec.port(), cloudInit, credentials, spec.gcp(), spec.kvm(),
+                spec.kubernetes());
     }
 
-    /** Never prints the cloud-init content, only its length. */
+    /** Never prints the cloud-init content (only its length) nor the password. */
     @Override
     public String toString() {
         String userData = cloudInit == null ? "null" : "<" + cloudInit.length() + " chars>";
         return "CreateRequest[name=" + name + ", ownerUid=" + ownerUid + ", namespace=" + namespace
                 + ", proxyName=" + proxyName + ", port=" + port + ", cloudInit=" + userData
-                + ", gcp=" + gcp + ", kvm=" + kvm + ", kubernetes=" + kubernetes + "]";
+                + ", credentials=" + credentials + ", gcp=" + gcp + ", kvm=" + kvm + ", kubernetes=" + kubernetes + "]";
     }
 }

@@ -21,14 +21,14 @@ class SpecRulesTest {
     @Test
     void shouldAcceptAMinimalExternalSpec() {
         ProxySpec s = new ProxySpec(Mode.External, null, null, null, null, null, null, null, null,
-                new Endpoint("squid.example.net", 3128), null);
+                new Endpoint("squid.example.net", 3128, null), null);
         assertEquals(List.of(), SpecRules.violations(s));
     }
 
     @Test
     void shouldNameEachBrokenRule() {
         assertOnly(managed("", null, null, null), "spec.provider: required when mode is Managed");
-        assertOnly(managed("k", new Endpoint("h", 1), null, null), "spec.endpoint: forbidden when mode is Managed");
+        assertOnly(managed("k", new Endpoint("h", 1, null), null, null), "spec.endpoint: forbidden when mode is Managed");
         assertOnly(managed("k", null, new CloudInit("x", new CloudInit.SecretKeyRef("s", "k")), null),
                 "spec.cloudInit: exactly one of userData and secretRef must be set");
         assertOnly(managed("k", null, null, new HealthCheck(null, null, 5, 6, null, null, null)),

@@ -92,6 +92,44 @@ class OperatorConfigTest {
     }
 
     @Test
+    void shouldReadWhereProxiesMayNotGoAndWhichPortsTheyMayConnectTo() throws ConfigException {
+        OperatorConfig c = parse("--egress-deny-cidrs=10.96.0.0/12, fd00:10::/64,203.0.113.7",
+                "--egress-connect-ports=443,8443-8450");
+
+        assertEquals(List.of("10.96.0.0/12", "fd00:10::/64", "203.0.113.7"), c.egress().deniedCidrs());
+        assertEquals(List.of("443", "8443-8450"), c.egress().connectPorts());
+        assertEquals(new OperatorConfig.Egress(List.of(), List.of("443")), parse().egress(), "the defaults");
+    }
+
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', value = {
+        "--egress-deny-cidrs=10.0.0.0/33 | invalid value \"10.0.0.0/33\" for flag --egress-deny-cidrs: \"10.0.0.0/33\" needs a prefix length between 0 and 32",
+        "--egress-deny-cidrs=cluster.local | invalid value \"cluster.local\" for flag --egress-deny-cidrs: \"cluster.local\" is not an IPv4 or IPv6 address or CIDR",
+        "--egress-deny-cidrs=10.0.0.256/8 | invalid value \"10.0.0.256/8\" for flag --egress-deny-cidrs: \"10.0.0.256/8\" is not an IPv4 or IPv6 address or CIDR",
+        "--egress-deny-cidrs=fd00::/129 | invalid value \"fd00::/129\" for flag --egress-deny-cidrs: \"fd00::/129\" needs a prefix length between 0 and 128",
+        "--egress-connect-ports=https | invalid value \"https\" for flag --egress-connect-ports: \"https\" is not a port or a range such as 8000-8100",
+        "--egress-connect-ports=0 | invalid value \"0\" for flag --egress-connect-ports: \"0\" is outside 1-65535 or an empty range",
+        "--egress-connect-ports=9000-8000 | invalid value \"9000-8000\" for flag --egress-connect-ports: \"9000-8000\" is outside 1-65535 or an empty range",
+        "--egress-connect-ports=, | invalid value \",\" for flag --egress-connect-ports: at least one port is needed",
+    })
+    void shouldRejectAnEgressRangeOrPortThatIsNotOne(String arg, String message) {
+        assertEquals(message, error(TOKEN, arg));
+    }
+
+    @Test
+    void shouldKeepLocalStateInTheUsersStateDirectoryNeverInTheSharedTemporaryOne() throws ConfigException {
+        Map<String, String> xdg = Map.of("XDG_STATE_HOME", "/home/ada/.state", "HOME", "/home/ada");
+        Map<String, String> home = Map.of("HOME", "/home/ada", "XDG_STATE_HOME", "relative/ignored");
+
+        assertEquals(Path.of("/home/ada/.state/egress-proxies-operator"),
+                OperatorConfig.parse(List.of("--local"), xdg).localStateDir());
+        assertEquals(Path.of("/home/ada/.local/state/egress-proxies-operator"),
+                OperatorConfig.parse(List.of("--local"), home).localStateDir());
+        assertEquals(Path.of("/srv/px"), OperatorConfig.parse(List.of("--local", "--local-state-dir=/srv/px"), home)
+                .localStateDir());
+    }
+
+    @Test
     void shouldRejectAFlagGivenTwice() {
         assertEquals("flag --log-level is given more than once", error(TOKEN, "--log-level=info", "--log-level=debug"));
     }

@@ -25,8 +25,11 @@ import java.util.UUID;
  * everything else; deleting an object with finalizers only marks it, and removing the last
  * finalizer of a marked object removes it.
  *
- * <p>The cache is the store itself unless {@link #freezeCache} holds it back, which lets a test
- * show the reconciler an object older than its own last write. Thread-safe.
+ * <p>Secrets live in the same store: cloud-init ones put there by the test, credentials ones
+ * created through {@link #createSecret} (a new UID each, 409 when the name is taken). The cache is
+ * the store itself unless {@link #freezeCache} holds Proxies back, which lets a test show the
+ * reconciler an object older than its own last write, or {@link #lagSecretCache} hides every
+ * credentials Secret, as a cache that has not seen a fresh one yet. Thread-safe.
  */
 final class FakeProxyStore implements ProxyStore {
 
@@ -34,6 +37,8 @@ final class FakeProxyStore implements ProxyStore {
     private Map<ProxyKey, Proxy> frozen; // guarded by this; null while the cache is live
     private final Map<String, Secret> secrets = new HashMap<>(); // guarded by this
     private final List<String> writes = new ArrayList<>(); // guarded by this
+    private final List<String> secretWrites = new ArrayList<>(); // guarded by this
+    private boolean secretCacheLags; // guarded by this
     private long version = 1; // guarded by this
 
     /** Creates a Proxy as a user would: uid, generation 1, a resourceVersion, no status. */
@@ -84,6 +89,42 @@ final class FakeProxyStore implements ProxyStore {
         secrets.put(namespace + "/" + name, s);
     }
 
+    /** Stores a Secret as someone else would: whatever it holds, no owner. */
+    synchronized void putForeignSecret(Secret secret) {
+        secrets.put(secret.getMetadata().getNamespace() + "/" + secret.getMetadata().getName(), new SecretBuilder(secret)
+                .editMetadata().withUid(UUID.randomUUID().toString()).withResourceVersion(nextVersion()).endMetadata()
+                .build());
+    }
+
+    /** A user edits a Secret's data in place: same object (UID), new content. */
+    synchronized void editSecretData(String namespace, String name, Map<String, String> plain) {
+        Secret old = Objects.requireNonNull(secrets.get(namespace + "/" + name), "no secret " + name);
+        Map<String, String> encoded = new HashMap<>();
+        plain.forEach((k, v) -> encoded.put(k, Base64.getEncoder().encodeToString(v.getBytes(StandardCharsets.UTF_8))));
+        secrets.put(namespace + "/" + name, new SecretBuilder(old).withData(encoded)
+                .editMetadata().withResourceVersion(nextVersion()).endMetadata().build());
+    }
+
+    /** A user deletes a Secret. */
+    synchronized void deleteSecretAsUser(String namespace, String name) {
+        secrets.remove(namespace + "/" + name);
+    }
+
+    /** The stored Secret, bypassing the cache. */
+    synchronized Optional<Secret> storedSecret(String namespace, String name) {
+        return Optional.ofNullable(secrets.get(namespace + "/" + name));
+    }
+
+    /** Makes the credentials cache miss every Secret (true) or see the store again (false). */
+    synchronized void lagSecretCache(boolean lags) {
+        secretCacheLags = lags;
+    }
+
+    /** Secret writes through the {@link ProxyStore} interface: {@code create <name>}, {@code delete <name>}. */
+    synchronized List<String> secretWrites() {
+        return List.copyOf(secretWrites);
+    }
+
     /** Holds the cache at what the store holds now, until {@link #thawCache}. */
     synchronized void freezeCache() {
         frozen = new HashMap<>(objects);
@@ -116,6 +157,39 @@ final class FakeProxyStore implements ProxyStore {
     public synchronized Optional<Secret> cloudInitSecret(String namespace, String name) {
         return Optional.ofNullable(secrets.get(namespace + "/" + name))
                 .filter(s -> "true".equals(s.getMetadata().getLabels().get(Proxy.CLOUD_INIT_SECRET_LABEL)));
+    }
+
+    @Override
+    public synchronized Optional<Secret> credentialsSecret(String namespace, String name) {
+        if (secretCacheLags) {
+            return Optional.empty();
+        }
+        return Optional.ofNullable(secrets.get(namespace + "/" + name)).filter(s -> s.getMetadata().getLabels() != null
+                && "true".equals(s.getMetadata().getLabels().get(Proxy.CREDENTIALS_SECRET_LABEL)));
+    }
+
+    @Override
+    public synchronized Optional<Secret> createSecret(Secret secret) {
+        String key = secret.getMetadata().getNamespace() + "/" + secret.getMetadata().getName();
+        if (secrets.containsKey(key)) {
+            return Optional.empty();
+        }
+        secretWrites.add("create " + secret.getMetadata().getName());
+        Secret stored = new SecretBuilder(secret).editMetadata().withUid(UUID.randomUUID().toString())
+                .withResourceVersion(nextVersion()).endMetadata().build();
+        secrets.put(key, stored);
+        return Optional.of(stored);
+    }
+
+    @Override
+    public synchronized Optional<Secret> readSecret(String namespace, String name) {
+        return Optional.ofNullable(secrets.get(namespace + "/" + name));
+    }
+
+    @Override
+    public synchronized void deleteSecret(String namespace, String name) {
+        secretWrites.add("delete " + name);
+        secrets.remove(namespace + "/" + name);
     }
 
     @Override

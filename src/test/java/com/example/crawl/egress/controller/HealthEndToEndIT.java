@@ -74,7 +74,7 @@ class HealthEndToEndIT {
         cluster = MockCluster.start();
         client = cluster.client();
         loop = new ControlLoop(client, provider, FAST, (informers, queue) -> engine = new HealthEngine(
-                informers::proxies, prober, queue,
+                informers::proxies, informers::credentials, prober, queue,
                 new OperatorConfig.Probes(URI.create("http://unused.invalid/"), 1000, Duration.ofSeconds(60), false),
                 new Counting()));
         loop.start();

@@ -44,7 +44,8 @@ class ProxyReconcilerTest {
         String name = InstanceName.fromUid(stored.getMetadata().getUid());
         assertEquals(List.of(FakeProvider.providerID(name)), ids(rig.provider.instances()));
         assertTrue(stored.getMetadata().getFinalizers().contains(Proxy.FINALIZER));
-        assertEquals(SpecHash.of(Rig.managed(), null), stored.getMetadata().getAnnotations().get(Proxy.SPEC_HASH_ANNOTATION));
+        assertEquals(SpecHash.of(Rig.managed(), null, rig.credentialsVersion(key)),
+                stored.getMetadata().getAnnotations().get(Proxy.SPEC_HASH_ANNOTATION));
         ProxyStatus status = rig.status(key);
         assertEquals(FakeProvider.providerID(name), status.providerID());
         assertEquals(Phase.Provisioning, status.phase());
@@ -96,7 +97,7 @@ class ProxyReconcilerTest {
         assertEquals(2, rig.provider.calls(Op.CREATE));
         assertEquals(oldID, rig.status(key).providerID(), "the successor has the same name");
         assertEquals("squid:2", rig.provider.request(oldID).orElseThrow().kubernetes().image());
-        assertEquals(SpecHash.of(Rig.managed(new KubernetesSpec("squid:2", null)), null),
+        assertEquals(SpecHash.of(Rig.managed(new KubernetesSpec("squid:2", null)), null, rig.credentialsVersion(key)),
                 rig.store.stored(key).orElseThrow().getMetadata().getAnnotations().get(Proxy.SPEC_HASH_ANNOTATION));
         rig.provider.markRunning(oldID, "10.0.0.8");
         rig.reconcile(key);
@@ -288,7 +289,7 @@ class ProxyReconcilerTest {
     @Test
     void shouldMarkARuleBreakingSpecInvalidWithoutCallingTheProvider() {
         ProxySpec spec = new ProxySpec(null, "fake", 70000, null, null, null, null, null, null,
-                new Endpoint("1.2.3.4", 3128), null);
+                new Endpoint("1.2.3.4", 3128, null), null);
         ProxyKey key = rig.create("p1", spec);
 
         assertEquals(Outcome.DONE, rig.reconcile(key));
@@ -303,7 +304,7 @@ class ProxyReconcilerTest {
     @Test
     void shouldRecordAnExternalEndpointWithoutProviderOrFinalizer() {
         ProxySpec spec = new ProxySpec(ProxySpec.Mode.External, null, null, null, null, null, null, null, null,
-                new Endpoint("proxy.example.net", 8080), null);
+                new Endpoint("proxy.example.net", 8080, null), null);
         ProxyKey key = rig.create("ext", spec);
         rig.verdicts.put(key, new HealthVerdict("proxy.example.net", true, 42L, rig.clock.instant(), "probe succeeded"));
 

@@ -2,6 +2,7 @@ package com.example.crawl.egress.controller;
 
 import com.example.crawl.egress.api.Condition;
 import com.example.crawl.egress.api.Conditions;
+import com.example.crawl.egress.api.CredentialsSecret;
 import com.example.crawl.egress.api.KubernetesSpec;
 import com.example.crawl.egress.api.ProxySpec;
 import com.example.crawl.egress.api.ProxyStatus;
@@ -81,6 +82,12 @@ final class Rig {
 
     ProxyStatus status(ProxyKey key) {
         return FakeProxyStore.statusOf(store.stored(key).orElseThrow());
+    }
+
+    /** The UID of the Proxy's credentials Secret: the credentials' version in the spec hash. */
+    String credentialsVersion(ProxyKey key) {
+        return store.storedSecret(key.namespace(), CredentialsSecret.name(key.name())).orElseThrow()
+                .getMetadata().getUid();
     }
 
     Condition condition(ProxyKey key, String type) {

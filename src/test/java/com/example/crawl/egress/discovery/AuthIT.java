@@ -118,7 +118,7 @@ class AuthIT {
         try (LeaseStore leases = new LeaseStore(DiscoveryWorld.LIMITS, Clock.systemUTC());
                 DiscoveryServer server = new DiscoveryServer(new InetSocketAddress("127.0.0.1", 0), () -> {
                     throw new IllegalStateException("informer exploded at secret-internal-detail");
-                }, leases, Optional.of(TOKEN), LeaseRecorder.NONE)) {
+                }, p -> Optional.empty(), leases, Optional.of(TOKEN), LeaseRecorder.NONE)) {
             server.start();
             RawHttp http = new RawHttp(server.address(), Optional.of(TOKEN));
             RawHttp.Reply reply = http.get("/v1/proxies");

@@ -3,6 +3,7 @@ package com.example.crawl.egress.discovery;
 import com.example.crawl.egress.api.Condition;
 import com.example.crawl.egress.api.Phase;
 import com.example.crawl.egress.api.Proxy;
+import com.example.crawl.egress.api.ProxyCredentials;
 import com.example.crawl.egress.api.ProxySpec;
 import com.example.crawl.egress.api.ProxyStatus;
 import com.example.crawl.egress.api.Reason;
@@ -49,6 +50,9 @@ public final class DiscoveryBenchmark {
 
     private static final String TOKEN = "benchmark-token-0123456789";
     private static final int CONNECTIONS = 64;
+    /** Every proxy's credentials: each lease answer carries them, as in production. */
+    private static final ProxyCredentials CREDENTIALS = new ProxyCredentials("crawler-0a1b2c3d4e5f",
+            "S3cr3t-S3cr3t-S3cr3t-S3cr3t-S3cr3");
 
     private DiscoveryBenchmark() {
     }
@@ -66,8 +70,8 @@ public final class DiscoveryBenchmark {
         List<Proxy> fleet = fleet(proxies);
         try (LeaseStore store = new LeaseStore(new OperatorConfig.Leases(Duration.ofMinutes(5), Duration.ofHours(1),
                 Duration.ofMinutes(10), Duration.ofSeconds(30)), Clock.systemUTC());
-                DiscoveryServer server = new DiscoveryServer(new InetSocketAddress("127.0.0.1", 0), () -> fleet, store,
-                        Optional.of(TOKEN), LeaseRecorder.NONE)) {
+                DiscoveryServer server = new DiscoveryServer(new InetSocketAddress("127.0.0.1", 0), () -> fleet,
+                        p -> Optional.of(CREDENTIALS), store, Optional.of(TOKEN), LeaseRecorder.NONE)) {
             store.start();
             server.start();
             int port = server.address().getPort();

@@ -1,9 +1,11 @@
 package com.example.crawl.egress.discovery;
 
 import com.example.crawl.egress.api.Condition;
+import com.example.crawl.egress.api.CredentialsSecret;
 import com.example.crawl.egress.api.Endpoint;
 import com.example.crawl.egress.api.Phase;
 import com.example.crawl.egress.api.Proxy;
+import com.example.crawl.egress.api.ProxyCredentials;
 import com.example.crawl.egress.api.ProxySpec;
 import com.example.crawl.egress.api.ProxyStatus;
 import com.example.crawl.egress.api.Reason;
@@ -49,8 +51,8 @@ final class DiscoveryWorld implements AutoCloseable {
         cluster = MockCluster.start();
         informers = new ProxyInformers(cluster.client(), "");
         informers.start(key -> { }).get(30, TimeUnit.SECONDS);
-        server = new DiscoveryServer(new InetSocketAddress("127.0.0.1", 0), informers::proxies, leases, token,
-                recorder);
+        server = new DiscoveryServer(new InetSocketAddress("127.0.0.1", 0), informers::proxies,
+                informers::credentials, leases, token, recorder);
         server.start();
     }
 
@@ -74,15 +76,28 @@ final class DiscoveryWorld implements AutoCloseable {
         return new RawHttp(server.address(), Optional.empty());
     }
 
-    /** Creates the Proxy with its status, as the operator would have written it, and waits for the cache. */
+    /**
+     * Creates the Proxy with its status, as the operator would have written it, and for a Managed
+     * one its credentials Secret ({@link #credentialsOf}), and waits for the caches.
+     */
     Proxy create(Proxy proxy) {
         ProxyStatus status = proxy.getStatus();
         proxy.setStatus(null);
         Proxy created = cluster.client().resource(proxy).create();
         created.setStatus(status);
         Proxy written = cluster.client().resource(created).updateStatus();
+        if (written.getSpec().mode() == ProxySpec.Mode.Managed) {
+            cluster.client().resource(CredentialsSecret.build(written, credentialsOf(written.getMetadata().getName())))
+                    .create();
+            MockCluster.await(WAIT, () -> informers.credentials(written).isPresent());
+        }
         awaitCached(written.getMetadata().getName(), written.getMetadata().getResourceVersion());
         return written;
+    }
+
+    /** The credentials the operator generated for the Managed Proxy {@code name}, in this world. */
+    static ProxyCredentials credentialsOf(String name) {
+        return new ProxyCredentials("crawler-" + name, "pw+" + name + "/Zq9;x");
     }
 
     /** Waits until the informer cache holds this version of the Proxy. */
@@ -106,7 +121,7 @@ final class DiscoveryWorld implements AutoCloseable {
         Proxy p = new Proxy();
         p.setMetadata(new ObjectMetaBuilder().withNamespace(NS).withName(name).build());
         p.setSpec(new ProxySpec(ProxySpec.Mode.External, null, null, attributes, null, null, null, null, null,
-                new Endpoint(host, port), null));
+                new Endpoint(host, port, null), null));
         p.setStatus(probed(ProxyStatus.EMPTY.withIp(host), healthy, 30L));
         return p;
     }

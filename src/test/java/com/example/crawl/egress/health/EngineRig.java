@@ -18,6 +18,7 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
 import java.util.List;
+import java.util.Optional;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.random.RandomGenerator;
@@ -54,7 +55,7 @@ final class EngineRig {
                 forgotten.add(key);
             }
         };
-        engine = new HealthEngine(() -> List.copyOf(proxies), prober, this::report,
+        engine = new HealthEngine(() -> List.copyOf(proxies), p -> Optional.empty(), prober, this::report,
                 new OperatorConfig.Probes(DEFAULT_URL, maxConcurrent, Duration.ofSeconds(60), false), recorder,
                 new HealthEngine.Seams(time, time, probes::add, random));
     }
@@ -113,7 +114,7 @@ final class EngineRig {
 
     static Proxy external(String name, String host, int port, HealthCheck check) {
         return proxy(name, new ProxySpec(ProxySpec.Mode.External, null, null, Map.of(), null, null, null, null, null,
-                new Endpoint(host, port), check), ProxyStatus.EMPTY);
+                new Endpoint(host, port, null), check), ProxyStatus.EMPTY);
     }
 
     /** The same proxy with a {@code Healthy} condition (and latency) already in status, as another leader left it. */

@@ -17,6 +17,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Optional;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -84,7 +85,8 @@ public final class HealthEngineBenchmark {
         OperatorConfig.Probes config = new OperatorConfig.Probes(URI.create("http://probe.invalid/generate_204"),
                 1000, Duration.ofSeconds(60), false); // the flags' defaults
         try (ConnectProber prober = new ConnectProber();
-                HealthEngine engine = new HealthEngine(() -> fleet, prober, k -> reports.increment(), config, recorder)) {
+                HealthEngine engine = new HealthEngine(() -> fleet, p -> Optional.empty(), prober, k -> reports.increment(),
+                        config, recorder)) {
             engine.start();
             Thread.sleep(Duration.ofSeconds(warmup)); // the warm-up is part of the measurement design, not a wait
             long[] machine0 = machineTicks();

@@ -16,6 +16,7 @@ import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -58,7 +59,7 @@ class HealthEngineIT {
         List<ProxyKey> reported = new CopyOnWriteArrayList<>();
 
         Duration window = Duration.ofSeconds(8);
-        try (HealthEngine engine = new HealthEngine(() -> fleet, prober, reported::add,
+        try (HealthEngine engine = new HealthEngine(() -> fleet, p -> Optional.empty(), prober, reported::add,
                 new OperatorConfig.Probes(PROBE_URL, DEFAULT_MAX_CONCURRENT, Duration.ofSeconds(60), false), recorder)) {
             engine.start();
             Thread.sleep(window); // the observation window itself: probes are counted over it

@@ -17,7 +17,7 @@ class CreateRequestTest {
 
     @Test
     void shouldNotPrintTheCloudInitContent() {
-        CreateRequest req = new CreateRequest("proxy-abc", "uid-1", "crawl", "eu-1", 3128, SECRET, GCP, null, null);
+        CreateRequest req = new CreateRequest("proxy-abc", "uid-1", "crawl", "eu-1", 3128, SECRET, TestCredentials.ANY, GCP, null, null);
 
         String printed = req.toString();
 
@@ -28,7 +28,7 @@ class CreateRequestTest {
 
     @Test
     void shouldPrintAMissingCloudInitAsNull() {
-        CreateRequest req = new CreateRequest("proxy-abc", "uid-1", "crawl", "eu-1", 3128, null, null, null, null);
+        CreateRequest req = new CreateRequest("proxy-abc", "uid-1", "crawl", "eu-1", 3128, null, TestCredentials.ANY, null, null, null);
 
         assertTrue(req.toString().contains("cloudInit=null"), req.toString());
     }
@@ -39,9 +39,9 @@ class CreateRequestTest {
         proxy.setMetadata(new ObjectMetaBuilder().withNamespace("crawl").withName("eu-1").withUid("uid-1").build());
         proxy.setSpec(new ProxySpec(null, "gcp-eu", 8080, null, null, null, GCP, null, null, null, null));
 
-        CreateRequest req = CreateRequest.of(proxy, SECRET);
+        CreateRequest req = CreateRequest.of(proxy, SECRET, TestCredentials.ANY);
 
-        assertEquals(new CreateRequest(InstanceName.fromUid("uid-1"), "uid-1", "crawl", "eu-1", 8080, SECRET, GCP, null, null),
-                req);
+        assertEquals(new CreateRequest(InstanceName.fromUid("uid-1"), "uid-1", "crawl", "eu-1", 8080, SECRET,
+                TestCredentials.ANY, GCP, null, null), req);
     }
 }

@@ -212,6 +212,6 @@ class FakeProviderTest {
     }
 
     static CreateRequest request(String name, String uid) {
-        return new CreateRequest(name, uid, "crawl", "px-" + name, 3128, null, null, null, null);
+        return new CreateRequest(name, uid, "crawl", "px-" + name, 3128, null, TestCredentials.ANY, null, null, null);
     }
 }

@@ -3,7 +3,9 @@ package com.example.crawl.egress.provider.kubernetes;
 import com.example.crawl.egress.config.ProviderConfig;
 import com.example.crawl.egress.provider.Checker;
 import com.example.crawl.egress.provider.CreateRequest;
+import com.example.crawl.egress.provider.EgressPolicy;
 import com.example.crawl.egress.provider.Instance;
+import com.example.crawl.egress.provider.PasswordFile;
 import com.example.crawl.egress.provider.Provider;
 import com.example.crawl.egress.provider.ProviderException;
 import com.example.crawl.egress.provider.TargetStatus;
@@ -11,9 +13,12 @@ import io.fabric8.kubernetes.api.model.ListOptions;
 import io.fabric8.kubernetes.api.model.ListOptionsBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodList;
+import io.fabric8.kubernetes.api.model.Secret;
+import io.fabric8.kubernetes.api.model.SecretBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.RequestConfigBuilder;
+import java.security.SecureRandom;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -34,10 +39,12 @@ import java.util.concurrent.TimeoutException;
  *
  * <ul>
  *   <li>{@code create} of a pod that exists (409) adopts it when its owner-UID label is the
- *       request's, and fails {@code Permanent} when it belongs to someone else;</li>
+ *       request's, and fails {@code Permanent} when it belongs to someone else; then it makes sure
+ *       the pod's password-file Secret ({@link PodTemplate#secret}) exists and belongs to this pod
+ *       (the pod waits in {@code ContainerCreating} until it does);</li>
  *   <li>{@code get} maps the pod through {@link PodInstance}; a missing pod is {@code NotFound};</li>
- *   <li>{@code delete} of a missing pod succeeds; a deleted pod stays visible (Terminated) for
- *       its grace period;</li>
+ *   <li>{@code delete} removes the pod and its Secret; a missing one is already deleted; a deleted
+ *       pod stays visible (Terminated) for its grace period;</li>
  *   <li>{@code listByTag} lists pods with the managed label in every namespace, 500 per page;</li>
  *   <li>{@code check} lists at most one of them (target {@code apiserver}): the verb and scope
  *       that listing and garbage collection need.</li>
@@ -60,28 +67,33 @@ public final class PodProvider implements Provider, Checker {
     private final KubernetesClient client;
     private final String namespace;
     private final String image;
+    private final EgressPolicy policy;
     private final Duration requestTimeout;
     private final Clock clock;
+    private final SecureRandom random = new SecureRandom();
 
     /**
      * @param client         shared with the rest of the operator; this provider derives its own
      *                       request settings from it and never closes it
+     * @param policy         where the pods' Squids may forward to
      * @param requestTimeout bound of each API request
      */
-    PodProvider(KubernetesClient client, ProviderConfig.Kubernetes settings, Duration requestTimeout, Clock clock) {
+    PodProvider(KubernetesClient client, ProviderConfig.Kubernetes settings, EgressPolicy policy,
+            Duration requestTimeout, Clock clock) {
         this.client = bounded(client, requestTimeout);
         this.namespace = Objects.requireNonNull(settings.namespace(), "namespace");
         this.image = Objects.requireNonNull(settings.image(), "image");
+        this.policy = Objects.requireNonNull(policy, "policy");
         this.requestTimeout = requestTimeout;
         this.clock = clock;
     }
 
     /** The provider for a {@code kubernetes} entry of the providers config; calls nothing yet. */
-    public static PodProvider create(ProviderConfig config, KubernetesClient client) {
+    public static PodProvider create(ProviderConfig config, KubernetesClient client, EgressPolicy policy) {
         if (!(config.settings() instanceof ProviderConfig.Kubernetes settings)) {
             throw new IllegalArgumentException("not a kubernetes provider entry: " + config.name());
         }
-        return new PodProvider(client, settings, REQUEST_TIMEOUT, Clock.systemUTC());
+        return new PodProvider(client, settings, policy, REQUEST_TIMEOUT, Clock.systemUTC());
     }
 
     /**
@@ -92,14 +104,56 @@ public final class PodProvider implements Provider, Checker {
     @Override
     public Instance create(CreateRequest req) throws ProviderException {
         PodId id = new PodId(namespace.isEmpty() ? req.namespace() : namespace, req.name());
-        Pod pod = PodTemplate.build(req, id.namespace(), image);
+        Pod pod = PodTemplate.build(req, id.namespace(), image, policy);
+        Pod created;
         try {
-            return PodInstance.of(client.pods().inNamespace(id.namespace()).resource(pod).create());
+            created = client.pods().inNamespace(id.namespace()).resource(pod).create();
         } catch (KubernetesClientException e) {
-            if (e.getCode() == 409) {
-                return adopt(id, req.ownerUid());
+            if (e.getCode() != 409) {
+                throw ApiFailure.classify("create pod " + id.namespace() + "/" + id.name(), e);
             }
-            throw ApiFailure.classify("create pod " + id.namespace() + "/" + id.name(), e);
+            created = adopt(id, req.ownerUid());
+        }
+        ensureSecret(req, id, created.getMetadata().getUid());
+        return PodInstance.of(created);
+    }
+
+    /**
+     * Creates the pod's password-file Secret, or takes over one of the same name that an earlier
+     * pod of this Proxy left (its owner reference names that pod, which Kubernetes' garbage
+     * collector would otherwise act on). A Secret of that name without this Proxy's labels is
+     * never touched.
+     */
+    private void ensureSecret(CreateRequest req, PodId id, String podUid) throws ProviderException {
+        Secret wanted = PodTemplate.secret(req, id.namespace(), podUid, PasswordFile.content(req.credentials(), random));
+        String what = "Secret " + id.namespace() + "/" + id.name();
+        try {
+            client.secrets().inNamespace(id.namespace()).resource(wanted).create();
+            return;
+        } catch (KubernetesClientException e) {
+            if (e.getCode() != 409) {
+                throw ApiFailure.classify("create " + what, e);
+            }
+        }
+        try {
+            Secret existing = client.secrets().inNamespace(id.namespace()).withName(id.name()).get();
+            if (existing == null) {
+                throw new ProviderException.Transient(what + " existed on create but was gone when read back");
+            }
+            Map<String, String> labels = existing.getMetadata().getLabels();
+            if (labels == null || !req.ownerUid().equals(labels.get(PodTemplate.OWNER_UID_LABEL))) {
+                throw new ProviderException.Permanent(what + " already exists and is not this Proxy's ("
+                        + req.ownerUid() + "); the pod cannot get its password file");
+            }
+            boolean current = existing.getMetadata().getOwnerReferences() != null && existing.getMetadata()
+                    .getOwnerReferences().stream().anyMatch(r -> podUid.equals(r.getUid()));
+            if (!current) {
+                client.secrets().inNamespace(id.namespace()).resource(new SecretBuilder(wanted)
+                        .editMetadata().withResourceVersion(existing.getMetadata().getResourceVersion()).endMetadata()
+                        .build()).update();
+            }
+        } catch (KubernetesClientException e) {
+            throw ApiFailure.classify("take over " + what, e);
         }
     }
 
@@ -119,6 +173,9 @@ public final class PodProvider implements Provider, Checker {
         try {
             // fabric8 answers a 404 with an empty list rather than an exception: already gone is done.
             client.pods().inNamespace(id.namespace()).withName(id.name()).delete();
+            // Its owner reference would have Kubernetes remove it too, but not at once, and a
+            // replacement pod of the same name must not find the old one's password file.
+            client.secrets().inNamespace(id.namespace()).withName(id.name()).delete();
         } catch (KubernetesClientException e) {
             throw ApiFailure.classify("delete pod " + id.namespace() + "/" + id.name(), e);
         }
@@ -179,7 +236,7 @@ public final class PodProvider implements Provider, Checker {
     }
 
     /** The existing pod behind a 409, if it is this owner's; a pod of another owner is never adopted. */
-    private Instance adopt(PodId id, String ownerUid) throws ProviderException {
+    private Pod adopt(PodId id, String ownerUid) throws ProviderException {
         Pod existing = read(id);
         if (existing == null) {
             throw new ProviderException.Transient("pod " + id.namespace() + "/" + id.name()
@@ -191,7 +248,7 @@ public final class PodProvider implements Provider, Checker {
                     + (instance.ownerUid() == null ? "carries no " + PodTemplate.OWNER_UID_LABEL + " label"
                     : "belongs to owner UID " + instance.ownerUid()) + ", not to this Proxy (" + ownerUid + ")");
         }
-        return instance;
+        return existing;
     }
 
     /** The pod, or null when it does not exist. */

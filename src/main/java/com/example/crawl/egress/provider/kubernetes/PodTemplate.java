@@ -3,13 +3,22 @@ package com.example.crawl.egress.provider.kubernetes;
 import com.example.crawl.egress.api.KubernetesSpec;
 import com.example.crawl.egress.config.ProviderConfig;
 import com.example.crawl.egress.provider.CreateRequest;
+import com.example.crawl.egress.provider.EgressPolicy;
+import com.example.crawl.egress.provider.SquidAccessRules;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.ContainerBuilder;
 import io.fabric8.kubernetes.api.model.IntOrString;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.PodSecurityContext;
+import io.fabric8.kubernetes.api.model.PodSecurityContextBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.ResourceRequirementsBuilder;
+import io.fabric8.kubernetes.api.model.Secret;
+import io.fabric8.kubernetes.api.model.SecretBuilder;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -26,7 +35,14 @@ import java.util.regex.Pattern;
  * configuration in the {@value #CONFIG_ENV} environment variable and a {@code /bin/sh} command
  * that writes it to {@value #CONFIG_FILE} and {@code exec}s {@code squid -N} on it: Squid is the
  * container's main process (it gets SIGTERM on delete), the configuration needs no ConfigMap to
- * create, garbage-collect or grant RBAC for, and {@code kubectl describe pod} shows it.
+ * create, garbage-collect or grant RBAC for, and {@code kubectl describe pod} shows it (it holds
+ * no secret: the password file comes from {@link #secret}, mounted read-only).
+ *
+ * <p>Hardened: no service-account token, seccomp {@code RuntimeDefault}, Squid started directly as
+ * the image's unprivileged {@code proxy} user ({@value #SQUID_UID}) with every capability dropped
+ * and no privilege escalation, a read-only root file system with an {@code emptyDir} at
+ * {@value #WRITABLE_DIR} for the configuration, and, for a port below 1024, the pod-level sysctl
+ * that lets an unprivileged process bind it.
  *
  * <p>Cloud-init has no meaning for a pod and is ignored; so are the GCP and KVM blocks.
  */
@@ -45,7 +61,19 @@ final class PodTemplate {
     static final String CONTAINER = "squid";
     static final String PORT_NAME = "proxy";
     static final String CONFIG_ENV = "SQUID_CONFIG";
-    static final String CONFIG_FILE = "/etc/squid/egress-proxy.conf";
+    /** The only writable directory: an {@code emptyDir}. */
+    static final String WRITABLE_DIR = "/tmp";
+    static final String CONFIG_FILE = WRITABLE_DIR + "/squid.conf";
+    /** Where the password file's Secret is mounted, read-only. */
+    static final String AUTH_DIR = "/etc/squid/egress-auth";
+    /** The key of the password file in the pod's Secret, and the file's name in {@link #AUTH_DIR}. */
+    static final String PASSWORD_KEY = "passwd";
+    /** {@code proxy} in Debian's and Ubuntu's base-passwd, which the image inherits. */
+    static final long SQUID_UID = 13;
+    /** The lowest port an unprivileged process may bind without the pod's sysctl. */
+    private static final int FIRST_UNPRIVILEGED_PORT = 1024;
+    private static final String TMP_VOLUME = "tmp";
+    private static final String AUTH_VOLUME = "auth";
 
     private static final int MAX_LABEL_VALUE = 63;
     private static final Pattern LABEL_VALUE = Pattern.compile("([A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?)?");
@@ -58,7 +86,7 @@ final class PodTemplate {
      *
      * @param providerImage the provider's {@code image} setting; empty means the pinned default
      */
-    static Pod build(CreateRequest req, String namespace, String providerImage) {
+    static Pod build(CreateRequest req, String namespace, String providerImage, EgressPolicy policy) {
         return new PodBuilder()
                 .withNewMetadata()
                     .withName(req.name())
@@ -67,14 +95,64 @@ final class PodTemplate {
                     .withAnnotations(Map.of(PROXY_ANNOTATION, req.namespace() + "/" + req.proxyName()))
                 .endMetadata()
                 .withNewSpec()
-                    .withContainers(container(req, image(req.kubernetes(), providerImage)))
+                    .withContainers(container(req, image(req.kubernetes(), providerImage), policy))
                     .withRestartPolicy("Always")
                     // Squid never talks to the API; a mounted token would only be something to steal.
                     .withAutomountServiceAccountToken(false)
                     // Nor does it need an environment variable per Service in the namespace.
                     .withEnableServiceLinks(false)
+                    .withSecurityContext(podSecurity(req.port()))
+                    .addNewVolume().withName(TMP_VOLUME)
+                        .withNewEmptyDir().withSizeLimit(new Quantity("64Mi")).endEmptyDir()
+                    .endVolume()
+                    .addNewVolume().withName(AUTH_VOLUME)
+                        .withNewSecret().withSecretName(req.name()).withDefaultMode(0440)
+                            .addNewItem().withKey(PASSWORD_KEY).withPath(PASSWORD_KEY).endItem()
+                        .endSecret()
+                    .endVolume()
                 .endSpec()
                 .build();
+    }
+
+    /**
+     * The Secret that carries the pod's password file: named like the pod, in its namespace (a pod
+     * can mount no Secret of another namespace, and the Proxy's own credentials Secret may be in
+     * one), holding only the hashed line, never the password. Owned by the pod, so Kubernetes
+     * removes it with the pod; labelled like the pod, so garbage collection finds it too.
+     *
+     * @param podUid       the created pod's UID, for the owner reference
+     * @param passwordFile the password file's content
+     */
+    static Secret secret(CreateRequest req, String namespace, String podUid, String passwordFile) {
+        return new SecretBuilder()
+                .withNewMetadata()
+                    .withName(req.name())
+                    .withNamespace(namespace)
+                    .withLabels(labels(req))
+                    .withAnnotations(Map.of(PROXY_ANNOTATION, req.namespace() + "/" + req.proxyName()))
+                    .addNewOwnerReference().withApiVersion("v1").withKind("Pod").withName(req.name()).withUid(podUid)
+                    .endOwnerReference()
+                .endMetadata()
+                .withType("Opaque")
+                .withData(Map.of(PASSWORD_KEY,
+                        Base64.getEncoder().encodeToString(passwordFile.getBytes(StandardCharsets.UTF_8))))
+                .build();
+    }
+
+    /**
+     * Runs as {@code proxy} from the start, so Squid never needs root to switch users; the group owns
+     * the mounted password file ({@code fsGroup}). A port below 1024 needs the (namespaced, "safe")
+     * sysctl that lowers the unprivileged port range, since no capability is kept.
+     */
+    private static PodSecurityContext podSecurity(int port) {
+        PodSecurityContextBuilder security = new PodSecurityContextBuilder()
+                .withRunAsNonRoot(true).withRunAsUser(SQUID_UID).withRunAsGroup(SQUID_UID).withFsGroup(SQUID_UID)
+                .withNewSeccompProfile().withType("RuntimeDefault").endSeccompProfile();
+        if (port < FIRST_UNPRIVILEGED_PORT) {
+            security.addNewSysctl().withName("net.ipv4.ip_unprivileged_port_start").withValue(Integer.toString(port))
+                    .endSysctl();
+        }
+        return security.build();
     }
 
     /** The Proxy's image if it names one, else the provider's, else the pinned default. */
@@ -111,28 +189,30 @@ final class PodTemplate {
      *   <li>clients: private (RFC 1918, RFC 6598 shared, IPv6 unique-local and link-local)
      *       addresses, where pod networks live, and loopback for {@code kubectl port-forward};
      *       never the open internet, should someone expose the pod through a load balancer;</li>
-     *   <li>{@code CONNECT} to any port: crawlers fetch https sites on ports other than 443;</li>
+     *   <li>then {@link SquidAccessRules}: credentials from the mounted password file, no cache
+     *       manager, {@code CONNECT} only to the policy's ports, no internal destinations;</li>
      *   <li>no cache, and no {@code Via} or {@code X-Forwarded-For}: an egress proxy forwards, and
      *       must not tell sites the crawler's cluster address;</li>
      *   <li>no access log and {@code cache.log} to nowhere: files in a pod are never rotated and
-     *       would fill the node's disk at crawler rates; {@code -d 1} on the command line sends
-     *       Squid's own messages to stderr, which {@code kubectl logs} shows, through the inherited
-     *       descriptor (Squid cannot reopen {@code /dev/stdout} once it has switched to its
-     *       unprivileged user);</li>
+     *       would fill the node's disk at crawler rates (and the root file system is read-only);
+     *       {@code -d 1} on the command line sends Squid's own messages to stderr, which
+     *       {@code kubectl logs} shows;</li>
      *   <li>a bounded descriptor table: Squid sizes it from the container's open-files limit,
      *       which can be a billion, and would run out of memory doing so;</li>
-     *   <li>no pinger: it needs raw sockets (a capability pods often lack) for a cache
+     *   <li>no pinger: it needs raw sockets (a capability the pod does not have) for a cache
      *       hierarchy we do not have.</li>
      * </ul>
+     *
+     * @param passwordFile where Squid's auth helper reads the password file
      */
-    static String squidConfig(int port) {
-        return String.join("\n",
+    static String squidConfig(int port, EgressPolicy policy, String passwordFile) {
+        List<String> lines = new ArrayList<>(List.of(
                 "http_port " + port,
-                "acl clients src 10.0.0.0/8 100.64.0.0/10 172.16.0.0/12 192.168.0.0/16 fc00::/7 fe80::/10",
-                "http_access deny manager",
-                "http_access allow localhost",
-                "http_access allow clients",
-                "http_access deny all",
+                "acl egress_clients src 10.0.0.0/8 100.64.0.0/10 172.16.0.0/12 192.168.0.0/16 fc00::/7 fe80::/10 "
+                        + "127.0.0.0/8 ::1",
+                "http_access deny !egress_clients"));
+        lines.addAll(SquidAccessRules.lines(policy, SquidAccessRules.DEFAULT_AUTH_HELPER, passwordFile));
+        lines.addAll(List.of(
                 "cache deny all",
                 "cache_mem 8 MB",
                 "via off",
@@ -143,7 +223,8 @@ final class PodTemplate {
                 "max_filedescriptors 16384",
                 "pinger_enable off",
                 "shutdown_lifetime 5 seconds",
-                "");
+                ""));
+        return String.join("\n", lines);
     }
 
     /**
@@ -156,12 +237,21 @@ final class PodTemplate {
                 "printf '%s\\n' \"$" + CONFIG_ENV + "\" > " + configFile + " && exec squid -N -d 1 -f " + configFile);
     }
 
-    private static Container container(CreateRequest req, String image) {
+    private static Container container(CreateRequest req, String image, EgressPolicy policy) {
         return new ContainerBuilder()
                 .withName(CONTAINER)
                 .withImage(image)
                 .withCommand(command(CONFIG_FILE))
-                .addNewEnv().withName(CONFIG_ENV).withValue(squidConfig(req.port())).endEnv()
+                .addNewEnv().withName(CONFIG_ENV)
+                    .withValue(squidConfig(req.port(), policy, AUTH_DIR + "/" + PASSWORD_KEY)).endEnv()
+                .withNewSecurityContext()
+                    .withRunAsNonRoot(true)
+                    .withAllowPrivilegeEscalation(false)
+                    .withReadOnlyRootFilesystem(true)
+                    .withNewCapabilities().withDrop("ALL").endCapabilities()
+                .endSecurityContext()
+                .addNewVolumeMount().withName(TMP_VOLUME).withMountPath(WRITABLE_DIR).endVolumeMount()
+                .addNewVolumeMount().withName(AUTH_VOLUME).withMountPath(AUTH_DIR).withReadOnly(true).endVolumeMount()
                 .addNewPort().withName(PORT_NAME).withContainerPort(req.port()).withProtocol("TCP").endPort()
                 .withNewReadinessProbe()
                     .withNewTcpSocket().withPort(new IntOrString(req.port())).endTcpSocket()

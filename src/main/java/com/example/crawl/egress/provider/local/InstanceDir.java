@@ -1,5 +1,7 @@
 package com.example.crawl.egress.provider.local;
 
+import com.example.crawl.egress.provider.EgressPolicy;
+import com.example.crawl.egress.provider.SquidAccessRules;
 import java.io.IOException;
 import java.io.Reader;
 import java.io.UncheckedIOException;
@@ -9,21 +11,27 @@ import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.nio.file.attribute.UserPrincipal;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.List;
 import java.util.Optional;
 import java.util.Properties;
 import java.util.stream.Stream;
 
 /**
- * One local instance's directory under the state directory: its Squid config, logs, and the
- * facts a restarted operator needs to find it again (owner, address, port, process id).
+ * One local instance's directory under the state directory: its Squid config, password file and
+ * logs, and the facts a restarted operator needs to find it again (owner, address, port, process
+ * id).
  *
  * <p>Not thread-safe; the provider serialises calls per instance name.
  */
 record InstanceDir(Path dir) {
 
     private static final String FACTS = "instance.properties";
+    /** The password file's name in {@link #run()}, as Squid's auth helper opens it (relative). */
+    static final String PASSWORD_FILE = "passwd";
 
     /**
      * What the directory records about its instance.
@@ -44,6 +52,14 @@ record InstanceDir(Path dir) {
 
     Path output() {
         return dir.resolve("squid.out");
+    }
+
+    /**
+     * Squid's working directory and the only place it writes: its password file and logs. Owned by
+     * the user Squid runs as, which is not the operator's when the operator runs as root.
+     */
+    Path run() {
+        return dir.resolve("run");
     }
 
     /** The recorded facts, or empty when there is no such instance (no directory, or not written yet). */
@@ -80,15 +96,24 @@ record InstanceDir(Path dir) {
     }
 
     /**
-     * Creates the directory and its Squid config. The directory is world-writable because Squid
-     * started as root switches to an unprivileged user that must still write its pid and logs.
+     * Creates the directory (0700) with Squid's configuration (0600) and its working directory
+     * {@link #run()} holding the password file (0700 and 0600, owned by {@code squidUser} when
+     * given). The state directory above stays closed to everyone but the operator's user: Squid
+     * reaches its files through its working directory, which it is started in, never by a path
+     * through the state directory.
+     *
+     * @param squidUser the user Squid switches to, when the operator runs as root
      */
-    void prepare(Facts f) throws IOException {
-        Files.createDirectories(dir);
-        if (dir.getFileSystem().supportedFileAttributeViews().contains("posix")) {
-            Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxrwxrwx"));
+    void prepare(String squidConfig, String passwordFile, Optional<UserPrincipal> squidUser) throws IOException {
+        createPrivateDirectory(dir);
+        writePrivate(config(), squidConfig);
+        createPrivateDirectory(run());
+        Path passwords = run().resolve(PASSWORD_FILE);
+        writePrivate(passwords, passwordFile);
+        if (squidUser.isPresent()) {
+            Files.setOwner(run(), squidUser.get());
+            Files.setOwner(passwords, squidUser.get());
         }
-        Files.writeString(config(), squidConfig(f), StandardCharsets.UTF_8);
     }
 
     /** Removes the directory and everything in it; nothing when it is gone already. */
@@ -104,27 +129,49 @@ record InstanceDir(Path dir) {
     }
 
     /**
-     * A minimal forward proxy: its own loopback address and the Proxy's port, no cache, clients
-     * from loopback only, CONNECT to any port (the probe targets of local mode are not on 443).
+     * A forward proxy on the instance's own loopback address and the Proxy's port: loopback clients
+     * only, then {@link SquidAccessRules} (credentials, no internal destinations but the policy's
+     * allowed ones, {@code CONNECT} to its ports), no cache. Every path Squid opens after start is
+     * relative to its working directory {@link #run()}.
+     *
+     * @param authHelper    the {@code basic_ncsa_auth} executable
+     * @param effectiveUser the user Squid switches to when started as root, or empty
      */
-    private String squidConfig(Facts f) {
-        return String.join("\n",
+    static String squidConfig(Facts f, EgressPolicy policy, String authHelper, Optional<String> effectiveUser) {
+        List<String> lines = new ArrayList<>(List.of(
                 "# written by egress-proxies-operator for " + f.namespace() + "/" + f.proxyName(),
                 "http_port " + f.address() + ":" + f.port(),
-                "visible_hostname " + f.name(),
-                "pid_filename " + dir.resolve("squid.pid"),
-                "cache_log " + dir.resolve("cache.log"),
-                "access_log stdio:" + dir.resolve("access.log"),
-                "coredump_dir " + dir,
+                "visible_hostname " + f.name()));
+        effectiveUser.ifPresent(u -> lines.add("cache_effective_user " + u));
+        lines.addAll(List.of(
+                "pid_filename none",
+                "cache_log cache.log",
+                "access_log stdio:access.log",
+                "coredump_dir none",
                 "cache deny all",
                 "cache_mem 8 MB",
                 "max_filedescriptors 4096",
                 "netdb_filename none",
                 "pinger_enable off",
                 "shutdown_lifetime 0 seconds",
-                "acl loopback src 127.0.0.0/8 ::1",
-                "http_access allow loopback",
-                "http_access deny all",
-                "");
+                "via off",
+                "forwarded_for delete",
+                "acl egress_clients src 127.0.0.0/8 ::1",
+                "http_access deny !egress_clients"));
+        lines.addAll(SquidAccessRules.lines(policy, authHelper, PASSWORD_FILE));
+        lines.add("");
+        return String.join("\n", lines);
+    }
+
+    private static void createPrivateDirectory(Path d) throws IOException {
+        Files.createDirectories(d, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+        Files.setPosixFilePermissions(d, PosixFilePermissions.fromString("rwx------")); // whatever the umask did
+    }
+
+    /** Writes a file only its owner may read, replacing any earlier one. */
+    private static void writePrivate(Path file, String content) throws IOException {
+        Files.deleteIfExists(file);
+        Files.createFile(file, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+        Files.writeString(file, content, StandardCharsets.UTF_8);
     }
 }

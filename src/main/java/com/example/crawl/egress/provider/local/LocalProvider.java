@@ -4,8 +4,10 @@ import com.example.crawl.egress.config.ConfigException;
 import com.example.crawl.egress.config.ProviderConfig;
 import com.example.crawl.egress.provider.Checker;
 import com.example.crawl.egress.provider.CreateRequest;
+import com.example.crawl.egress.provider.EgressPolicy;
 import com.example.crawl.egress.provider.Instance;
 import com.example.crawl.egress.provider.InstanceState;
+import com.example.crawl.egress.provider.PasswordFile;
 import com.example.crawl.egress.provider.Provider;
 import com.example.crawl.egress.provider.ProviderException;
 import com.example.crawl.egress.provider.TargetStatus;
@@ -19,8 +21,12 @@ import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermission;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.nio.file.attribute.UserPrincipal;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.security.SecureRandom;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -35,6 +41,8 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.stream.Stream;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Proxies as Squid child processes on this machine, for local mode and tests.
@@ -42,14 +50,23 @@ import java.util.stream.Stream;
  * <p>Each instance gets its own loopback address (127.x.y.z, derived from its name) and listens
  * there on the Proxy's port, so several Proxies with the default port 3128 coexist, and the
  * reconciler and the health engine reach each at {@code status.ip:spec.port} exactly as they reach
- * a VM. (Linux routes all of 127.0.0.0/8 to loopback; other systems do not.) Its config, pid and
- * logs live in {@code <stateDir>/<instance name>/}, with a facts file naming its owner, so that
- * a restarted operator finds, adopts or collects what an earlier one started.
+ * a VM. (Linux routes all of 127.0.0.0/8 to loopback; other systems do not.) Its config, password
+ * file and logs live in {@code <stateDir>/<instance name>/}, with a facts file naming its owner,
+ * so that a restarted operator finds, adopts or collects what an earlier one started. Every
+ * directory is 0700 and every file 0600; Squid demands the request's credentials and forwards
+ * only where the {@link EgressPolicy} allows.
  *
- * <p>States: no directory → NotFound; the recorded process alive and accepting connections →
- * Running; alive, not yet accepting → Provisioning; dead → Stopped (the reconciler deletes it and
- * starts a new one). {@code delete} kills the process and removes the directory. Cloud-init has
- * no meaning here and is ignored.
+ * <p>When the operator runs as root, Squid (which refuses to run as root) switches to an
+ * unprivileged user ({@code proxy}, else {@code squid}, else {@code nobody}). That user owns only
+ * the instance's {@code run/} directory, and Squid is started in it: the helper opens the password
+ * file relative to that working directory, so no directory above it has to be opened to anyone.
+ *
+ * <p>States: no directory → NotFound; the recorded process alive, provably this instance's Squid
+ * and accepting connections → Running; not yet accepting → Provisioning; dead, or a process that
+ * is not this instance's Squid → Stopped (the reconciler deletes it and starts a new one).
+ * {@code delete} kills the process, only when {@code /proc} shows it is a Squid started with this
+ * instance's configuration file, and removes the directory; any other process is reported and
+ * left alone. Cloud-init has no meaning here and is ignored.
  *
  * <p>Thread-safe: calls for one instance name are serialised. {@link #close} stops every Squid in
  * the state directory (local mode's shutdown: nothing outlives the operator); {@link #sweep}
@@ -58,17 +75,33 @@ import java.util.stream.Stream;
 public final class LocalProvider implements Provider, Checker, AutoCloseable {
 
     static final String ID_PREFIX = "local/";
+    private static final Logger LOG = LoggerFactory.getLogger(LocalProvider.class);
     private static final Duration ACCEPT_CHECK = Duration.ofMillis(200);
     private static final Duration STOP_WAIT = Duration.ofSeconds(5);
+    /** Where distributions install Squid's helpers. */
+    private static final List<String> HELPER_DIRS = List.of("/usr/lib/squid", "/usr/lib64/squid",
+            "/usr/libexec/squid", "/usr/local/libexec/squid");
+    /** Users Squid may switch to when started as root, in order of preference. */
+    private static final List<String> SQUID_USERS = List.of("proxy", "squid", "nobody");
+    private static final Set<PosixFilePermission> PRIVATE = PosixFilePermissions.fromString("rwx------");
 
     private final Path stateDir;
     private final Path squid;
+    private final Path authHelper;
+    private final EgressPolicy policy;
+    private final Optional<UserPrincipal> squidUser;
     private final Clock clock;
+    private final SecureRandom random = new SecureRandom();
     private final Map<String, Object> locks = new ConcurrentHashMap<>();
 
-    LocalProvider(Path stateDir, Path squid, Clock clock) {
+    /** @param squidUser the user Squid switches to because the operator runs as root, or empty */
+    LocalProvider(Path stateDir, Path squid, Path authHelper, EgressPolicy policy, Optional<UserPrincipal> squidUser,
+            Clock clock) {
         this.stateDir = stateDir;
         this.squid = squid;
+        this.authHelper = authHelper;
+        this.policy = policy;
+        this.squidUser = squidUser;
         this.clock = clock;
     }
 
@@ -78,20 +111,44 @@ public final class LocalProvider implements Provider, Checker, AutoCloseable {
      * @throws ConfigException when Squid cannot be found or the state directory cannot be made;
      *                         the message says how to fix it
      */
-    public static LocalProvider create(ProviderConfig config) throws ConfigException {
+    public static LocalProvider create(ProviderConfig config, EgressPolicy policy) throws ConfigException {
         if (!(config.settings() instanceof ProviderConfig.Local local)) {
             throw new IllegalArgumentException("not a local provider entry: " + config.name());
         }
         Path binary = findSquid(local.squidBinary()).orElseThrow(() -> new ConfigException("provider \""
                 + config.name() + "\": squid (\"" + local.squidBinary() + "\") is not on the PATH; install it "
                 + "(Debian/Ubuntu: apt-get install squid) or set squidBinary to its absolute path"));
+        Path helper = HELPER_DIRS.stream().map(d -> Path.of(d, "basic_ncsa_auth")).filter(Files::isExecutable)
+                .findFirst().orElseThrow(() -> new ConfigException("provider \"" + config.name() + "\": Squid's "
+                        + "basic_ncsa_auth helper is not in " + String.join(", ", HELPER_DIRS)
+                        + "; it comes with Squid (Debian/Ubuntu: apt-get install squid)"));
         try {
-            Files.createDirectories(local.stateDir());
+            Files.createDirectories(local.stateDir(), PosixFilePermissions.asFileAttribute(PRIVATE));
+            Files.setPosixFilePermissions(local.stateDir(), PRIVATE);
+            return new LocalProvider(local.stateDir().toAbsolutePath(), binary, helper, policy,
+                    runningAsRoot() ? Optional.of(squidUser(local.stateDir())) : Optional.empty(), Clock.systemUTC());
         } catch (IOException e) {
-            throw new ConfigException("provider \"" + config.name() + "\": cannot create stateDir "
+            throw new ConfigException("provider \"" + config.name() + "\": cannot use stateDir "
                     + local.stateDir() + ": " + e.getMessage());
         }
-        return new LocalProvider(local.stateDir().toAbsolutePath(), binary, Clock.systemUTC());
+    }
+
+    /** Whether this process runs as root; {@code /proc/self} belongs to the process's effective user. */
+    private static boolean runningAsRoot() throws IOException {
+        return Integer.valueOf(0).equals(Files.getAttribute(Path.of("/proc/self"), "unix:uid"));
+    }
+
+    /** The first of {@link #SQUID_USERS} this system knows. */
+    private static UserPrincipal squidUser(Path anyPath) throws IOException {
+        for (String name : SQUID_USERS) {
+            try {
+                return anyPath.getFileSystem().getUserPrincipalLookupService().lookupPrincipalByName(name);
+            } catch (java.nio.file.attribute.UserPrincipalNotFoundException e) {
+                // try the next
+            }
+        }
+        throw new IOException("running as root, Squid needs an unprivileged user to switch to, and none of "
+                + SQUID_USERS + " exists");
     }
 
     /** The executable {@code name} names: itself when it is a path, else the first match on the PATH or in /usr/sbin. */
@@ -116,9 +173,9 @@ public final class LocalProvider implements Provider, Checker, AutoCloseable {
             Facts facts = new Facts(req.name(), req.ownerUid(), req.namespace(), req.proxyName(),
                     freeAddress(req.name(), req.port()), req.port(), clock.instant(), 0);
             try {
-                dir.prepare(facts);
+                prepare(dir, facts, req);
                 dir.write(facts); // before the start: a crash in between leaves a Stopped instance, never a lost process
-                return instance(start(dir, facts));
+                return instance(dir, start(dir, facts));
             } catch (IOException e) {
                 throw new ProviderException.Transient("cannot start squid for " + req.name() + ": " + e.getMessage(), e);
             }
@@ -130,21 +187,28 @@ public final class LocalProvider implements Provider, Checker, AutoCloseable {
             throw new ProviderException.Permanent("local instance " + req.name() + " belongs to another Proxy (UID "
                     + facts.ownerUid() + ")");
         }
-        if (alive(facts)) {
-            return instance(facts);
+        if (squidOf(dir, facts).isPresent()) {
+            return instance(dir, facts);
         }
         try {
-            return instance(start(dir, facts));
+            prepare(dir, facts, req); // with the request's credentials, which may be newer than the files
+            return instance(dir, start(dir, facts));
         } catch (IOException e) {
             throw new ProviderException.Transient("cannot start squid for " + req.name() + ": " + e.getMessage(), e);
         }
+    }
+
+    private void prepare(InstanceDir dir, Facts facts, CreateRequest req) throws IOException {
+        dir.prepare(InstanceDir.squidConfig(facts, policy, authHelper.toString(), squidUser.map(UserPrincipal::getName)),
+                PasswordFile.content(req.credentials(), random), squidUser);
     }
 
     @Override
     public Instance get(String providerID) throws ProviderException {
         String name = name(providerID);
         synchronized (lock(name)) {
-            return instance(dir(name).read().orElseThrow(() -> new ProviderException.NotFound("no local instance " + name)));
+            InstanceDir dir = dir(name);
+            return instance(dir, dir.read().orElseThrow(() -> new ProviderException.NotFound("no local instance " + name)));
         }
     }
 
@@ -156,7 +220,7 @@ public final class LocalProvider implements Provider, Checker, AutoCloseable {
             try {
                 Optional<Facts> facts = dir.read();
                 if (facts.isPresent()) {
-                    stop(facts.get());
+                    stop(dir, facts.get());
                 }
                 dir.remove();
             } catch (IOException | UncheckedIOException e) {
@@ -170,7 +234,7 @@ public final class LocalProvider implements Provider, Checker, AutoCloseable {
         List<Instance> out = new ArrayList<>();
         for (InstanceDir dir : dirs()) {
             try {
-                dir.read().map(this::instance).ifPresent(out::add);
+                dir.read().map(f -> instance(dir, f)).ifPresent(out::add);
             } catch (UncheckedIOException | IllegalArgumentException | NullPointerException e) {
                 throw new ProviderException.Transient("cannot read local instance " + dir.dir() + ": " + e, e);
             }
@@ -196,7 +260,7 @@ public final class LocalProvider implements Provider, Checker, AutoCloseable {
     @Override
     public void close() {
         for (InstanceDir dir : dirs()) {
-            dir.read().ifPresent(this::stop);
+            dir.read().ifPresent(f -> stop(dir, f));
         }
     }
 
@@ -208,14 +272,19 @@ public final class LocalProvider implements Provider, Checker, AutoCloseable {
     public int sweep() throws IOException {
         List<InstanceDir> all = dirs();
         for (InstanceDir dir : all) {
-            dir.read().ifPresent(this::stop);
+            dir.read().ifPresent(f -> stop(dir, f));
             dir.remove();
         }
         return all.size();
     }
 
+    /**
+     * Starts Squid in the instance's {@code run/} directory, the working directory its relative
+     * paths (password file, logs) resolve from.
+     */
     private Facts start(InstanceDir dir, Facts facts) throws IOException {
         Process p = new ProcessBuilder(squid.toString(), "-N", "-f", dir.config().toString())
+                .directory(dir.run().toFile())
                 .redirectErrorStream(true)
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(dir.output().toFile()))
                 .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
@@ -225,17 +294,35 @@ public final class LocalProvider implements Provider, Checker, AutoCloseable {
         return running;
     }
 
-    private Instance instance(Facts f) {
-        InstanceState state = !alive(f) ? InstanceState.Stopped
+    private Instance instance(InstanceDir dir, Facts f) {
+        InstanceState state = squidOf(dir, f).isEmpty() ? InstanceState.Stopped
                 : accepting(f) ? InstanceState.Running : InstanceState.Provisioning;
         return new Instance(ID_PREFIX + f.name(), f.name(), f.ownerUid(), state,
                 state == InstanceState.Running ? f.address() : null, f.createdAt());
     }
 
-    /** The recorded process runs and is a Squid (a recycled pid of another program is not ours). */
-    private boolean alive(Facts f) {
-        return f.pid() > 0 && ProcessHandle.of(f.pid()).filter(ProcessHandle::isAlive)
-                .filter(h -> h.info().command().map(c -> c.endsWith("squid")).orElse(true)).isPresent();
+    /**
+     * The recorded process, if it runs and is provably this instance's Squid: {@code /proc} shows a
+     * {@code squid} binary started with {@code -f} and this instance's configuration file (a path
+     * inside the operator's own 0700 state directory). A recycled pid, or a process whose command
+     * line cannot be read, is not.
+     */
+    private Optional<ProcessHandle> squidOf(InstanceDir dir, Facts f) {
+        if (f.pid() <= 0) {
+            return Optional.empty();
+        }
+        return ProcessHandle.of(f.pid()).filter(ProcessHandle::isAlive).filter(h -> runs(h.info(), dir.config()));
+    }
+
+    private static boolean runs(ProcessHandle.Info info, Path config) {
+        Optional<String> command = info.command();
+        Optional<String[]> arguments = info.arguments();
+        if (command.isEmpty() || arguments.isEmpty() || !command.get().endsWith("squid")) {
+            return false;
+        }
+        List<String> args = List.of(arguments.get());
+        int f = args.indexOf("-f");
+        return f >= 0 && f + 1 < args.size() && args.get(f + 1).equals(config.toString());
     }
 
     private static boolean accepting(Facts f) {
@@ -247,20 +334,25 @@ public final class LocalProvider implements Provider, Checker, AutoCloseable {
         }
     }
 
-    private void stop(Facts f) {
-        if (!alive(f)) {
+    /** Kills the instance's Squid; a live process that is not provably it is reported, never signalled. */
+    private void stop(InstanceDir dir, Facts f) {
+        Optional<ProcessHandle> ours = squidOf(dir, f);
+        if (ours.isEmpty()) {
+            if (f.pid() > 0 && ProcessHandle.of(f.pid()).filter(ProcessHandle::isAlive).isPresent()) {
+                LOG.atWarn().addKeyValue("instance", f.name()).addKeyValue("pid", f.pid())
+                        .log("Recorded process is not this instance's Squid; leaving it alone");
+            }
             return;
         }
-        ProcessHandle.of(f.pid()).ifPresent(h -> {
-            h.destroyForcibly(); // no cache, nothing to flush: a graceful stop would only cost seconds
-            try {
-                h.onExit().get(STOP_WAIT.toMillis(), TimeUnit.MILLISECONDS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            } catch (ExecutionException | TimeoutException e) {
-                // reported by the next get as still alive; delete is retried
-            }
-        });
+        ProcessHandle h = ours.get();
+        h.destroyForcibly(); // no cache, nothing to flush: a graceful stop would only cost seconds
+        try {
+            h.onExit().get(STOP_WAIT.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (ExecutionException | TimeoutException e) {
+            // reported by the next get as still alive; delete is retried
+        }
     }
 
     /**

@@ -1,11 +1,13 @@
 package com.example.crawl.egress.provider.kubernetes;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import com.example.crawl.egress.provider.TestCredentials;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.example.crawl.egress.api.InstanceName;
 import com.example.crawl.egress.config.ProviderConfig;
 import com.example.crawl.egress.provider.CreateRequest;
+import com.example.crawl.egress.provider.EgressPolicy;
 import com.example.crawl.egress.provider.TargetStatus;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.time.Clock;
@@ -38,7 +40,7 @@ class PodCheckIT {
     }
 
     private static PodProvider provider(KubernetesClient client) {
-        return new PodProvider(client, SETTINGS, PodProvider.REQUEST_TIMEOUT, Clock.systemUTC());
+        return new PodProvider(client, SETTINGS, EgressPolicy.DEFAULT, PodProvider.REQUEST_TIMEOUT, Clock.systemUTC());
     }
 
     private static Instant in(Duration d) {
@@ -51,7 +53,7 @@ class PodCheckIT {
         assertEquals(List.of(TargetStatus.ready("apiserver", DETAILS)), provider.check(in(Duration.ofSeconds(5))),
                 "no managed pod yet is still a successful list");
 
-        provider.create(new CreateRequest(InstanceName.fromUid("uid-1"), "uid-1", "crawlers", "eu-1", 3128, null, null,
+        provider.create(new CreateRequest(InstanceName.fromUid("uid-1"), "uid-1", "crawlers", "eu-1", 3128, null, TestCredentials.ANY, null,
                 null, null));
         assertEquals(List.of(TargetStatus.ready("apiserver", DETAILS)), provider.check(in(Duration.ofSeconds(5))));
     }
@@ -102,7 +104,7 @@ class PodCheckIT {
     @Test
     void shouldNotCallAtAllWhenTheDeadlineHasPassed() {
         Instant now = Instant.parse("2026-03-01T10:00:00Z");
-        PodProvider provider = new PodProvider(api.client(), SETTINGS, PodProvider.REQUEST_TIMEOUT,
+        PodProvider provider = new PodProvider(api.client(), SETTINGS, EgressPolicy.DEFAULT, PodProvider.REQUEST_TIMEOUT,
                 Clock.fixed(now, ZoneOffset.UTC));
         api.failNext("GET", "/api/v1/pods", 500, "a call would have used this up");
 

@@ -1,6 +1,7 @@
 package com.example.crawl.egress.provider.kubernetes;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import com.example.crawl.egress.provider.TestCredentials;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -9,6 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.example.crawl.egress.api.InstanceName;
 import com.example.crawl.egress.config.ProviderConfig;
 import com.example.crawl.egress.provider.CreateRequest;
+import com.example.crawl.egress.provider.EgressPolicy;
 import com.example.crawl.egress.provider.Instance;
 import com.example.crawl.egress.provider.InstanceState;
 import com.example.crawl.egress.provider.ProviderException;
@@ -35,7 +37,7 @@ class PodProviderIT {
     @BeforeEach
     void start() {
         api = PodApi.start();
-        provider = new PodProvider(api.client(), OWN_NAMESPACE, PodProvider.REQUEST_TIMEOUT, Clock.systemUTC());
+        provider = new PodProvider(api.client(), OWN_NAMESPACE, EgressPolicy.DEFAULT, PodProvider.REQUEST_TIMEOUT, Clock.systemUTC());
     }
 
     @AfterEach
@@ -44,7 +46,7 @@ class PodProviderIT {
     }
 
     private static CreateRequest request(String namespace, String proxyName, String uid) {
-        return new CreateRequest(InstanceName.fromUid(uid), uid, namespace, proxyName, 3128, null, null, null, null);
+        return new CreateRequest(InstanceName.fromUid(uid), uid, namespace, proxyName, 3128, null, TestCredentials.ANY, null, null, null);
     }
 
     private static String podPath(String namespace, String name) {
@@ -70,7 +72,7 @@ class PodProviderIT {
 
     @Test
     void shouldPutEveryPodInTheProvidersNamespaceWhenItHasOne() throws Exception {
-        PodProvider central = new PodProvider(api.client(), new ProviderConfig.Kubernetes("proxies", "mirror/squid:6"),
+        PodProvider central = new PodProvider(api.client(), new ProviderConfig.Kubernetes("proxies", "mirror/squid:6"), EgressPolicy.DEFAULT,
                 PodProvider.REQUEST_TIMEOUT, Clock.systemUTC());
 
         Instance made = central.create(request("crawlers", "eu-1", "uid-1"));
@@ -138,7 +140,7 @@ class PodProviderIT {
     @Test
     void shouldRefuseToAdoptAPodOfTheSameNameThatBelongsToAnotherOwner() throws Exception {
         CreateRequest mine = request("crawlers", "eu-1", "uid-1");
-        CreateRequest theirs = new CreateRequest(mine.name(), "uid-2", "crawlers", "eu-1", 3128, null, null, null, null);
+        CreateRequest theirs = new CreateRequest(mine.name(), "uid-2", "crawlers", "eu-1", 3128, null, TestCredentials.ANY, null, null, null);
         provider.create(theirs);
 
         ProviderException.Permanent e = assertThrows(ProviderException.Permanent.class, () -> provider.create(mine));
@@ -223,7 +225,7 @@ class PodProviderIT {
     @Test
     void shouldBoundEveryCallByItsRequestTimeout() throws Exception {
         try (BlackHole hole = BlackHole.open()) {
-            PodProvider slow = new PodProvider(hole.client(), OWN_NAMESPACE, Duration.ofMillis(300), Clock.systemUTC());
+            PodProvider slow = new PodProvider(hole.client(), OWN_NAMESPACE, EgressPolicy.DEFAULT, Duration.ofMillis(300), Clock.systemUTC());
 
             long start = System.nanoTime();
             ProviderException.Transient e = assertThrows(ProviderException.Transient.class,

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.example.crawl.egress.ItRequirements;
 import com.example.crawl.egress.health.Squid;
+import com.example.crawl.egress.provider.EgressPolicy;
 import com.sun.net.httpserver.HttpServer;
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -71,7 +72,7 @@ class SquidPodCommandIT {
 
         start(port, config);
 
-        assertEquals(PodTemplate.squidConfig(port) + "\n", Files.readString(config), "the command writes the env as is");
+        assertEquals(PodTemplate.squidConfig(port, EgressPolicy.DEFAULT, "passwd") + "\n", Files.readString(config), "the command writes the env as is");
         assertEquals("HTTP/1.1 204 No Content", requestThrough(port, "http://127.0.0.1:" + target.getAddress().getPort() + "/"));
         assertFalse(targetSaw.containsKey("x-forwarded-for"), targetSaw.toString());
         assertFalse(targetSaw.containsKey("via"), targetSaw.toString());
@@ -91,7 +92,7 @@ class SquidPodCommandIT {
         Path binary = Squid.binary().orElse(null);
         ItRequirements.require("squid", binary != null, "apt-get install squid");
         ProcessBuilder pb = new ProcessBuilder(PodTemplate.command(config.toString()));
-        pb.environment().put(PodTemplate.CONFIG_ENV, PodTemplate.squidConfig(port));
+        pb.environment().put(PodTemplate.CONFIG_ENV, PodTemplate.squidConfig(port, EgressPolicy.DEFAULT, "passwd"));
         pb.environment().put("PATH", binary.getParent() + ":" + pb.environment().getOrDefault("PATH", "/usr/bin:/bin"));
         squid = pb.redirectErrorStream(true).redirectOutput(dir.resolve("squid.out").toFile()).start();
         long end = System.nanoTime() + START_WAIT.toNanos();

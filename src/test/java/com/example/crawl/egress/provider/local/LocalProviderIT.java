@@ -7,12 +7,16 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.example.crawl.egress.ItRequirements;
+import com.example.crawl.egress.api.ProxyCredentials;
 import com.example.crawl.egress.config.ConfigException;
 import com.example.crawl.egress.config.ProviderConfig;
+import com.example.crawl.egress.health.Squid;
 import com.example.crawl.egress.provider.CreateRequest;
+import com.example.crawl.egress.provider.EgressPolicy;
 import com.example.crawl.egress.provider.Instance;
 import com.example.crawl.egress.provider.InstanceState;
 import com.example.crawl.egress.provider.ProviderException;
+import com.example.crawl.egress.provider.TestCredentials;
 
 import com.sun.net.httpserver.HttpServer;
 
@@ -30,33 +34,37 @@ import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 
-/** The local provider with real Squid processes on loopback. */
+/**
+ * The local provider with real Squid processes on loopback. The temporary directory stays
+ * {@code rwx------}: when the tests run as root, Squid switches to its own user and still finds
+ * its password file, through its working directory, without any directory above being opened.
+ */
 class LocalProviderIT {
 
     private static final Duration WAIT = Duration.ofSeconds(20);
+    private static final ProxyCredentials WRONG = new ProxyCredentials(TestCredentials.ANY.username(), "not-the-password");
 
     @TempDir
     Path tmp;
     private Path state;
     private LocalProvider provider;
     private HttpServer target;
+    private HttpServer elsewhere;
 
     @BeforeEach
     void start() throws Exception {
         ItRequirements.require("squid", LocalProvider.findSquid("squid").isPresent(), "apt-get install squid");
         state = tmp.resolve("state");
-        openUp(tmp);
-        provider = LocalProvider.create(new ProviderConfig("local", new ProviderConfig.Local(state, "squid")));
-        target = HttpServer.create(new InetSocketAddress(InetAddress.getByName("127.0.0.1"), 0), 0);
-        target.createContext("/", ex -> {
-            ex.sendResponseHeaders(204, -1);
-            ex.close();
-        });
-        target.start();
+        target = serve(204);
+        elsewhere = serve(200);
+        provider = create(state);
     }
 
     @AfterEach
@@ -64,20 +72,50 @@ class LocalProviderIT {
         if (provider != null) {
             provider.sweep();
         }
-        if (target != null) {
-            target.stop(0);
+        for (HttpServer s : new HttpServer[] {target, elsewhere}) {
+            if (s != null) {
+                s.stop(0);
+            }
         }
     }
 
     @Test
-    void shouldRunAProxyThatForwardsRequests() throws Exception {
+    void shouldRunAProxyThatDemandsTheRequestsCredentials() throws Exception {
         Instance created = provider.create(request("p1", "uid-1", 3128));
         assertEquals("local/" + created.name(), created.providerID());
         assertEquals("uid-1", created.ownerUid());
 
         Instance running = awaitState(created.providerID(), InstanceState.Running);
         assertTrue(running.ip().startsWith("127."), running.ip());
-        assertEquals(204, getThrough(running.ip(), 3128));
+        assertEquals(407, getThrough(running.ip(), 3128, target, Optional.empty()));
+        assertEquals(407, getThrough(running.ip(), 3128, target, Optional.of(WRONG)));
+        assertEquals(204, getThrough(running.ip(), 3128, target, Optional.of(TestCredentials.ANY)));
+    }
+
+    @Test
+    void shouldReachOnlyTheAllowedTargetOnLoopback() throws Exception {
+        Instance running = awaitState(provider.create(request("p1", "uid-1", 3128)).providerID(), InstanceState.Running);
+
+        assertEquals(204, getThrough(running.ip(), 3128, target, Optional.of(TestCredentials.ANY)));
+        assertEquals(403, getThrough(running.ip(), 3128, elsewhere, Optional.of(TestCredentials.ANY)),
+                "another loopback service must stay out of reach");
+    }
+
+    @Test
+    void shouldKeepEveryFileToItselfAndOnlyAHashOfThePassword() throws Exception {
+        Instance created = provider.create(request("p1", "uid-1", 3128));
+        awaitState(created.providerID(), InstanceState.Running);
+        InstanceDir dir = new InstanceDir(state.resolve(created.name()));
+
+        assertEquals("rwx------", mode(state));
+        assertEquals("rwx------", mode(dir.dir()));
+        assertEquals("rw-------", mode(dir.config()));
+        assertEquals("rwx------", mode(dir.run()));
+        Path passwords = dir.run().resolve(InstanceDir.PASSWORD_FILE);
+        assertEquals("rw-------", mode(passwords));
+        String content = Files.readString(passwords);
+        assertTrue(content.startsWith(TestCredentials.ANY.username() + ":$6$"), content);
+        assertFalse(content.contains(TestCredentials.ANY.password()), "the file holds a hash, never the password");
     }
 
     @Test
@@ -87,8 +125,8 @@ class LocalProviderIT {
         Instance ra = awaitState(a.providerID(), InstanceState.Running);
         Instance rb = awaitState(b.providerID(), InstanceState.Running);
         assertNotEquals(ra.ip(), rb.ip());
-        assertEquals(204, getThrough(ra.ip(), 3128));
-        assertEquals(204, getThrough(rb.ip(), 3128));
+        assertEquals(204, getThrough(ra.ip(), 3128, target, Optional.of(TestCredentials.ANY)));
+        assertEquals(204, getThrough(rb.ip(), 3128, target, Optional.of(TestCredentials.ANY)));
     }
 
     @Test
@@ -99,7 +137,8 @@ class LocalProviderIT {
         assertEquals(first.providerID(), again.providerID());
         assertEquals(pid, facts(again).pid(), "the same process, not a second one");
 
-        CreateRequest thief = new CreateRequest(first.name(), "uid-other", "crawl", "other", 3128, null, null, null, null);
+        CreateRequest thief = new CreateRequest(first.name(), "uid-other", "crawl", "other", 3128, null,
+                TestCredentials.ANY, null, null, null);
         assertThrows(ProviderException.Permanent.class, () -> provider.create(thief));
     }
 
@@ -131,7 +170,7 @@ class LocalProviderIT {
         assertFalse(ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false), "squid " + pid + " still runs");
         assertFalse(Files.exists(state.resolve(created.name())));
         assertThrows(ProviderException.NotFound.class, () -> provider.get(created.providerID()));
-        assertThrows(IOException.class, () -> getThrough(running.ip(), 3128));
+        assertThrows(IOException.class, () -> getThrough(running.ip(), 3128, target, Optional.of(TestCredentials.ANY)));
     }
 
     @Test
@@ -139,7 +178,7 @@ class LocalProviderIT {
         Instance created = provider.create(request("p1", "uid-1", 3128));
         awaitState(created.providerID(), InstanceState.Running);
 
-        LocalProvider restarted = LocalProvider.create(new ProviderConfig("local", new ProviderConfig.Local(state, "squid")));
+        LocalProvider restarted = create(state);
         List<Instance> listed = restarted.listByTag();
         assertEquals(1, listed.size());
         assertEquals("uid-1", listed.get(0).ownerUid());
@@ -167,7 +206,7 @@ class LocalProviderIT {
     @Test
     void shouldRefuseToStartWithoutSquidWithAnInstallHint() {
         ConfigException e = assertThrows(ConfigException.class, () -> LocalProvider.create(new ProviderConfig("local",
-                new ProviderConfig.Local(state, "no-such-squid-binary"))));
+                new ProviderConfig.Local(state, "no-such-squid-binary")), EgressPolicy.DEFAULT));
         assertTrue(e.getMessage().contains("not on the PATH") && e.getMessage().contains("apt-get install squid"),
                 e.getMessage());
     }
@@ -179,10 +218,66 @@ class LocalProviderIT {
         }
     }
 
+    @Test
+    void shouldNeverSignalAProcessThatIsNotTheInstancesSquid() throws Exception {
+        Process foreign = new ProcessBuilder("sleep", "60").start();
+        try (Squid otherSquid = Squid.start(tmp.resolve("other-squid"))) {
+            for (long pid : List.of(foreign.pid(), otherSquid.pid())) {
+                Instance created = namingAnotherProcess(pid);
+
+                assertEquals(InstanceState.Stopped, provider.get(created.providerID()).state(), "not ours: " + pid);
+                provider.delete(created.providerID());
+                assertTrue(ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false), pid + " was killed by delete");
+            }
+            namingAnotherProcess(foreign.pid());
+            provider.sweep();
+            assertTrue(foreign.isAlive(), "killed by the sweep");
+        } finally {
+            foreign.destroyForcibly();
+            foreign.waitFor(10, TimeUnit.SECONDS);
+        }
+    }
+
+    /**
+     * Creates instance p1 and rewrites its state file to name {@code pid}, as a tampered or stale
+     * file would; its own Squid is stopped by its pid, which only the test still knows.
+     */
+    private Instance namingAnotherProcess(long pid) throws Exception {
+        Instance created = provider.create(request("p1", "uid-1", 3128));
+        awaitState(created.providerID(), InstanceState.Running);
+        InstanceDir dir = new InstanceDir(state.resolve(created.name()));
+        InstanceDir.Facts facts = dir.read().orElseThrow();
+        dir.write(facts.withPid(pid));
+        ProcessHandle own = ProcessHandle.of(facts.pid()).orElseThrow();
+        own.destroyForcibly();
+        own.onExit().get(10, TimeUnit.SECONDS);
+        return created;
+    }
+
     // --- helpers ---
 
+    /** The provider over {@code dir}, with the local target allowed as local mode allows its own. */
+    private LocalProvider create(Path dir) throws ConfigException {
+        return LocalProvider.create(new ProviderConfig("local", new ProviderConfig.Local(dir, "squid")),
+                EgressPolicy.DEFAULT.allowing(new EgressPolicy.Destination("127.0.0.1", target.getAddress().getPort())));
+    }
+
+    private static HttpServer serve(int status) throws IOException {
+        HttpServer server = HttpServer.create(new InetSocketAddress(InetAddress.getByName("127.0.0.1"), 0), 0);
+        server.createContext("/", ex -> {
+            ex.sendResponseHeaders(status, -1);
+            ex.close();
+        });
+        server.start();
+        return server;
+    }
+
+    private static String mode(Path p) throws IOException {
+        return PosixFilePermissions.toString(Files.getPosixFilePermissions(p));
+    }
+
     private static CreateRequest request(String proxy, String uid, int port) {
-        return new CreateRequest("proxy-" + proxy, uid, "crawl", proxy, port, null, null, null, null);
+        return new CreateRequest("proxy-" + proxy, uid, "crawl", proxy, port, null, TestCredentials.ANY, null, null, null);
     }
 
     private InstanceDir.Facts facts(Instance i) {
@@ -207,29 +302,30 @@ class LocalProviderIT {
     }
 
     private String log(Instance i) throws IOException {
-        Path out = state.resolve(i == null ? "none" : i.name()).resolve("cache.log");
-        return Files.exists(out) ? Files.readString(out, StandardCharsets.ISO_8859_1) : "";
+        InstanceDir dir = new InstanceDir(state.resolve(i == null ? "none" : i.name()));
+        StringBuilder out = new StringBuilder();
+        for (Path p : List.of(dir.output(), dir.run().resolve("cache.log"))) {
+            if (Files.exists(p)) {
+                out.append("--- ").append(p.getFileName()).append('\n').append(Files.readString(p, StandardCharsets.ISO_8859_1));
+            }
+        }
+        return out.toString();
     }
 
-    /** An absolute-URI GET through the proxy to the local target; the status code. */
-    private int getThrough(String proxyIp, int port) throws IOException {
+    /** An absolute-URI GET through the proxy to {@code server}, with or without credentials; the status code. */
+    private static int getThrough(String proxyIp, int port, HttpServer server, Optional<ProxyCredentials> credentials)
+            throws IOException {
         try (Socket s = new Socket()) {
             s.connect(new InetSocketAddress(proxyIp, port), 2000);
             s.setSoTimeout(5000);
-            String url = "http://127.0.0.1:" + target.getAddress().getPort() + "/";
+            String url = "http://127.0.0.1:" + server.getAddress().getPort() + "/";
+            String auth = credentials.map(c -> "Proxy-Authorization: " + c.basicAuthorization() + "\r\n").orElse("");
             OutputStream out = s.getOutputStream();
-            out.write(("GET " + url + " HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+            out.write(("GET " + url + " HTTP/1.1\r\nHost: 127.0.0.1\r\n" + auth + "Connection: close\r\n\r\n")
                     .getBytes(StandardCharsets.US_ASCII));
             InputStream in = s.getInputStream();
             String head = new String(in.readNBytes(12), StandardCharsets.US_ASCII);
             return Integer.parseInt(head.substring(9, 12));
-        }
-    }
-
-    /** A JUnit temp dir is rwx------; Squid, switched to its own user when started as root, must reach into it. */
-    private static void openUp(Path dir) throws IOException {
-        if (dir.getFileSystem().supportedFileAttributeViews().contains("posix")) {
-            Files.setPosixFilePermissions(dir, java.nio.file.attribute.PosixFilePermissions.fromString("rwxr-xr-x"));
         }
     }
 }

@@ -1,0 +1,130 @@
+package com.example.crawl.egress.provider;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.regex.Pattern;
+
+/**
+ * The user data a VM provider hands to cloud-init: the user's own cloud-init, unchanged, followed
+ * by the operator's part, as one MIME multipart document. A pure function; the VM providers only
+ * call it.
+ *
+ * <p>The operator's part is a {@code #cloud-config} that writes the password file
+ * ({@value #PASSWORD_FILE}, {@code root:proxy 0640}: the {@code proxy} user exists in every Debian
+ * and Ubuntu image, and Squid's helper runs as it) and {@value #SNIPPET}, which Debian's and
+ * Ubuntu's {@code squid.conf} include before their own {@code http_access} defaults end; the
+ * snippet holds {@link SquidAccessRules} and ends with {@code http_access deny all}, so nothing
+ * after it can open the proxy up again. It restarts Squid if Squid is already running (an image
+ * with Squid preinstalled); a Squid the user's part installs starts with the files in place.
+ * Its {@code merge_how} appends lists, so the user's own {@code write_files} and {@code runcmd}
+ * survive the merge of the two parts.
+ *
+ * <p>The user's data keeps its meaning: a MIME document is embedded as it is; anything else goes
+ * in a {@code text/x-not-multipart} part, which cloud-init sniffs by its first line exactly as it
+ * would the data on its own ({@code #cloud-config}, {@code #!}, {@code #include}, ...).
+ */
+public final class OperatorCloudInit {
+
+    static final String PASSWORD_FILE = "/etc/squid/egress-proxy.passwd";
+    static final String SNIPPET = "/etc/squid/conf.d/00-egress-proxy.conf";
+    /** The port Debian's and Ubuntu's stock {@code squid.conf} listens on already. */
+    private static final int STOCK_PORT = 3128;
+    private static final Pattern MIME_HEADER = Pattern.compile("(?i)^(content-type|mime-version)\\s*:");
+
+    private OperatorCloudInit() {
+    }
+
+    /**
+     * The user data for a VM.
+     *
+     * @param userData     the user's resolved cloud-init, or null when the Proxy has none
+     * @param passwordFile the password file's content ({@link PasswordFile#content})
+     * @param port         the port Squid must listen on
+     */
+    public static String merge(String userData, String passwordFile, EgressPolicy policy, int port) {
+        List<String> parts = new ArrayList<>();
+        if (userData != null && !userData.isEmpty()) {
+            parts.add(MIME_HEADER.matcher(userData).find() ? userData : base64Part("text/x-not-multipart", userData));
+        }
+        parts.add(base64Part("text/cloud-config; charset=\"utf-8\"", operatorPart(passwordFile, policy, port)));
+        String boundary = boundary(userData);
+        StringBuilder out = new StringBuilder()
+                .append("Content-Type: multipart/mixed; boundary=\"").append(boundary).append("\"\n")
+                .append("MIME-Version: 1.0\n\n");
+        for (String part : parts) {
+            out.append("--").append(boundary).append('\n').append(part);
+            if (!part.endsWith("\n")) {
+                out.append('\n');
+            }
+        }
+        return out.append("--").append(boundary).append("--\n").toString();
+    }
+
+    /** The operator's {@code #cloud-config}. */
+    static String operatorPart(String passwordFile, EgressPolicy policy, int port) {
+        List<String> squid = new ArrayList<>();
+        squid.add("# written by egress-proxies-operator: credentials and destination rules");
+        if (port != STOCK_PORT) {
+            squid.add("http_port " + port);
+        }
+        squid.addAll(SquidAccessRules.lines(policy, SquidAccessRules.DEFAULT_AUTH_HELPER, PASSWORD_FILE));
+        squid.add("via off");
+        squid.add("forwarded_for delete");
+        return String.join("\n",
+                "#cloud-config",
+                "merge_how: \"dict(recurse_array,no_replace)+list(append)\"",
+                "write_files:",
+                "  - path: " + PASSWORD_FILE,
+                "    owner: root:proxy",
+                "    permissions: '0640'",
+                "    content: |",
+                indent(passwordFile.strip()),
+                "  - path: " + SNIPPET,
+                "    owner: root:root",
+                "    permissions: '0644'",
+                "    content: |",
+                indent(String.join("\n", squid)),
+                "runcmd:",
+                "  - [systemctl, try-restart, squid.service]",
+                "");
+    }
+
+    private static String base64Part(String contentType, String body) {
+        String encoded = Base64.getMimeEncoder(76, new byte[] {'\n'})
+                .encodeToString(body.getBytes(StandardCharsets.UTF_8));
+        return "Content-Type: " + contentType + "\nMIME-Version: 1.0\nContent-Transfer-Encoding: base64\n\n"
+                + encoded + "\n";
+    }
+
+    /**
+     * A boundary that cannot occur in the document: base64 lines never contain {@code =} before
+     * their end nor start with {@code --}, and an embedded MIME document is checked.
+     */
+    private static String boundary(String userData) {
+        String base = "==egress-proxies-operator";
+        if (userData == null) {
+            return base + "==";
+        }
+        String candidate = base + "-" + HexFormat.of().formatHex(
+                sha256(userData.getBytes(StandardCharsets.UTF_8)), 0, 8) + "==";
+        while (userData.contains(candidate)) {
+            candidate = candidate + "=";
+        }
+        return candidate;
+    }
+
+    private static String indent(String text) {
+        return text.lines().map(l -> "      " + l).reduce((a, b) -> a + "\n" + b).orElse("");
+    }
+
+    private static byte[] sha256(byte[] bytes) {
+        try {
+            return java.security.MessageDigest.getInstance("SHA-256").digest(bytes);
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new IllegalStateException("every JDK ships SHA-256", e);
+        }
+    }
+}

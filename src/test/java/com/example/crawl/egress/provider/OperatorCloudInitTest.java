@@ -1,0 +1,125 @@
+package com.example.crawl.egress.provider;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.dataformat.yaml.YAMLMapper;
+
+/**
+ * The operator's cloud-init part, read back the way cloud-init reads it: the MIME parts split at
+ * the boundary, base64 bodies decoded, the operator's part parsed as YAML.
+ */
+class OperatorCloudInitTest {
+
+    private static final String PASSWORDS = "crawler-1:$6$saltsaltsaltsalt$hash\n";
+    private static final EgressPolicy POLICY = new EgressPolicy(List.of("10.96.0.0/12"), List.of("443"), List.of());
+
+    /** A part as cloud-init sees it: its headers and its decoded body. */
+    record Part(Map<String, String> headers, String body) { }
+
+    @Test
+    void shouldKeepTheUsersCloudConfigAsItsOwnPartBeforeTheOperators() {
+        String user = "#cloud-config\npackages: [squid]\nruncmd:\n  - echo hello\n";
+
+        List<Part> parts = parts(OperatorCloudInit.merge(user, PASSWORDS, POLICY, 3128));
+
+        assertEquals(2, parts.size());
+        assertEquals("text/x-not-multipart", parts.get(0).headers().get("content-type"),
+                "cloud-init sniffs this type by the first line, exactly as it would the data alone");
+        assertEquals(user, parts.get(0).body());
+        assertTrue(parts.get(1).headers().get("content-type").startsWith("text/cloud-config"));
+    }
+
+    @Test
+    void shouldWriteThePasswordFileAndTheSquidRulesAndAppendToTheUsersLists() {
+        Part ours = parts(OperatorCloudInit.merge("#!/bin/sh\necho hi\n", PASSWORDS, POLICY, 8080)).get(1);
+        JsonNode config = new YAMLMapper().readTree(ours.body());
+
+        assertTrue(ours.body().startsWith("#cloud-config\n"));
+        assertEquals("dict(recurse_array,no_replace)+list(append)", config.get("merge_how").asString());
+        JsonNode passwords = config.get("write_files").get(0);
+        assertEquals("/etc/squid/egress-proxy.passwd", passwords.get("path").asString());
+        assertEquals("root:proxy", passwords.get("owner").asString());
+        assertEquals("0640", passwords.get("permissions").asString());
+        assertEquals(PASSWORDS, passwords.get("content").asString());
+        JsonNode rules = config.get("write_files").get(1);
+        assertEquals("/etc/squid/conf.d/00-egress-proxy.conf", rules.get("path").asString());
+        String squid = rules.get("content").asString();
+        assertTrue(squid.contains("http_port 8080\n"), squid);
+        assertTrue(squid.contains(String.join("\n", SquidAccessRules.lines(POLICY, SquidAccessRules.DEFAULT_AUTH_HELPER,
+                "/etc/squid/egress-proxy.passwd"))), squid);
+        assertTrue(squid.contains("http_access deny all\n"), squid);
+        assertEquals("systemctl", config.get("runcmd").get(0).get(0).asString());
+    }
+
+    @Test
+    void shouldNotAddASecondListenerOnTheStockPort() {
+        String squid = new YAMLMapper().readTree(parts(OperatorCloudInit.merge(null, PASSWORDS, POLICY, 3128)).get(0).body())
+                .get("write_files").get(1).get("content").asString();
+
+        assertFalse(squid.contains("http_port"), squid);
+    }
+
+    @Test
+    void shouldCarryOnlyItsOwnPartWhenTheUserHasNone() {
+        List<Part> parts = parts(OperatorCloudInit.merge(null, PASSWORDS, POLICY, 3128));
+
+        assertEquals(1, parts.size());
+        assertTrue(parts.get(0).body().startsWith("#cloud-config\n"));
+    }
+
+    @Test
+    void shouldEmbedAUsersMimeDocumentAsItIsWithABoundaryOfItsOwn() {
+        String user = "Content-Type: multipart/mixed; boundary=\"==egress-proxies-operator==\"\nMIME-Version: 1.0\n\n"
+                + "--==egress-proxies-operator==\nContent-Type: text/x-shellscript\n\n#!/bin/sh\necho one\n"
+                + "--==egress-proxies-operator==--\n";
+
+        String merged = OperatorCloudInit.merge(user, PASSWORDS, POLICY, 3128);
+
+        String boundary = boundary(merged);
+        assertFalse(user.contains(boundary), "the outer boundary must not occur inside the user's document");
+        assertTrue(merged.contains("\n--" + boundary + "\n" + user), merged);
+        assertEquals(2, parts(merged).size());
+    }
+
+    // --- a small reader of what merge writes ---
+
+    private static String boundary(String mime) {
+        Matcher m = Pattern.compile("boundary=\"([^\"]+)\"").matcher(mime.lines().findFirst().orElseThrow());
+        assertTrue(m.find(), mime);
+        return m.group(1);
+    }
+
+    private static List<Part> parts(String mime) {
+        String boundary = boundary(mime);
+        assertTrue(mime.startsWith("Content-Type: multipart/mixed;"), mime);
+        assertTrue(mime.endsWith("\n--" + boundary + "--\n"), mime);
+        String[] chunks = mime.substring(0, mime.length() - ("--" + boundary + "--\n").length())
+                .split("\n--" + Pattern.quote(boundary) + "\n", -1);
+        List<Part> out = new ArrayList<>();
+        for (int i = 1; i < chunks.length; i++) {
+            String chunk = chunks[i];
+            int blank = chunk.indexOf("\n\n");
+            Map<String, String> headers = new LinkedHashMap<>();
+            chunk.substring(0, blank).lines().forEach(h -> headers.put(
+                    h.substring(0, h.indexOf(':')).toLowerCase(), h.substring(h.indexOf(':') + 1).strip()));
+            String body = chunk.substring(blank + 2);
+            if ("base64".equals(headers.get("content-transfer-encoding"))) {
+                body = new String(Base64.getMimeDecoder().decode(body), StandardCharsets.UTF_8);
+            }
+            out.add(new Part(headers, body));
+        }
+        return out;
+    }
+}
