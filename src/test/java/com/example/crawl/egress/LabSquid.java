@@ -9,6 +9,7 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
@@ -18,18 +19,22 @@ import java.util.stream.Stream;
  * One Squid that a {@link NetnsLab} started in its namespace and found listening on
  * {@link #port()} of {@code 127.0.0.1} there.
  *
- * <p>Its process id is Squid's own: the commands in front of it ({@code ip netns exec},
- * {@code unshare}, the sandbox script, {@code setpriv}) each {@code exec} the next. Not
- * thread-safe; {@link #close} is idempotent and the lab calls it too.
+ * <p>Squid runs as process 1 of a PID namespace of its own, as in a pod, under {@code unshare},
+ * the lab's child. Killing Squid makes the kernel kill and reap every process it started before
+ * {@code unshare} sees it exit, so {@link #close} needs no init to reap orphaned helpers (this
+ * machine's takes seconds, a container's may never). Not thread-safe; {@link #close} is idempotent
+ * and the lab calls it too.
  */
 public final class LabSquid implements AutoCloseable {
 
-    private final Process process;
+    private static final Duration EXIT_WAIT = Duration.ofSeconds(10);
+
+    private final Process unshare;
     private final Path output;
     private final int port;
 
-    LabSquid(Process process, Path output, int port) {
-        this.process = process;
+    LabSquid(Process unshare, Path output, int port) {
+        this.unshare = unshare;
         this.output = output;
         this.port = port;
     }
@@ -38,13 +43,15 @@ public final class LabSquid implements AutoCloseable {
         return port;
     }
 
+    /** Squid's process id as the host sees it (each command in front of it execs the next). */
     public long pid() {
-        return process.pid();
+        return squid().orElseThrow(() -> new IllegalStateException("squid is not running:\n" + output())).pid();
     }
 
     /** Squid and every process it runs now (its auth helpers, log daemons), Squid first. */
     public List<ProcessHandle> processes() {
-        return Stream.concat(Stream.of(process.toHandle()), process.descendants()).filter(ProcessHandle::isAlive).toList();
+        return squid().stream().flatMap(squid -> Stream.concat(Stream.of(squid), squid.descendants()))
+                .filter(ProcessHandle::isAlive).toList();
     }
 
     /** Everything Squid printed so far: with {@code -d 1}, its cache.log lines. For failure messages. */
@@ -83,23 +90,30 @@ public final class LabSquid implements AutoCloseable {
     /** Waits up to {@code timeout} for Squid to exit; {@code true} if it has. */
     boolean exited(Duration timeout) {
         try {
-            return process.waitFor(timeout.toNanos(), TimeUnit.NANOSECONDS);
+            return unshare.waitFor(timeout.toNanos(), TimeUnit.NANOSECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted while waiting for squid", e);
         }
     }
 
+    /** Squid's exit status (unshare passes it on). */
     int exitValue() {
-        return process.exitValue();
+        return unshare.exitValue();
     }
 
-    /**
-     * Kills Squid and the processes it started (SIGKILL, by process id) and waits until they are
-     * gone. Idempotent.
-     */
+    /** Kills Squid, and so every process it started, and waits until they are gone. Idempotent. */
     @Override
     public void close() {
-        NetnsLab.kill(processes()); // listed while Squid lives: its orphans have no parent to be found by
+        squid().ifPresent(ProcessHandle::destroyForcibly);
+        if (!exited(EXIT_WAIT)) {
+            unshare.destroyForcibly(); // its --kill-child sends Squid a SIGKILL of its own
+            throw new IllegalStateException("squid (pid " + unshare.pid() + "'s child) did not exit after SIGKILL");
+        }
+    }
+
+    /** Until Squid exits; unshare forks it first, so it can be absent for a moment at the start. */
+    private Optional<ProcessHandle> squid() {
+        return unshare.children().findFirst();
     }
 }

@@ -68,6 +68,8 @@ public final class NetnsLab implements AutoCloseable {
     private static final int CURL_MAX_SECONDS = 10;
     private static final String MARK = "\n--egress-lab--";
     private static final String SANDBOX = "netns-sandbox.sh";
+    /** Squid as process 1 of a PID namespace: see {@link LabSquid}. */
+    private static final String[] UNSHARE_PID = {"unshare", "--pid", "--fork", "--kill-child"};
 
     private final String name;
     private final Path dir;
@@ -145,7 +147,9 @@ public final class NetnsLab implements AutoCloseable {
         Set<PosixFilePermission> perms = Files.getPosixFilePermissions(workingDirectory);
         perms.add(PosixFilePermission.OTHERS_EXECUTE);
         Files.setPosixFilePermissions(workingDirectory, perms);
-        return start(inside("squid", "-N", "-d", "1", "-f", config.toAbsolutePath().toString()), workingDirectory, port);
+        List<String> command = inside(UNSHARE_PID);
+        command.addAll(List.of("squid", "-N", "-d", "1", "-f", config.toAbsolutePath().toString()));
+        return start(command, workingDirectory, port);
     }
 
     /**
@@ -162,8 +166,9 @@ public final class NetnsLab implements AutoCloseable {
         if (relative.startsWith("..")) {
             throw new IllegalArgumentException(config + " is not in " + workingDirectory);
         }
-        List<String> command = inside("unshare", "--mount", "--propagation", "private", "/bin/sh", sandbox().toString(),
-                Integer.toString(hardening.uid()), Integer.toString(hardening.gid()), source.toString(), hardening.stage());
+        List<String> command = inside(UNSHARE_PID);
+        command.addAll(List.of("--mount", "--propagation", "private", "/bin/sh", sandbox().toString(),
+                Integer.toString(hardening.uid()), Integer.toString(hardening.gid()), source.toString(), hardening.stage()));
         command.addAll(hardening.writableDirectories());
         command.addAll(List.of("--", "squid", "-N", "-d", "1", "-f", hardening.stage() + "/" + relative));
         return start(command, workingDirectory, port);
