@@ -13,6 +13,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.FutureTask;
@@ -149,7 +150,7 @@ public final class NetnsLab implements AutoCloseable {
         Files.setPosixFilePermissions(workingDirectory, perms);
         List<String> command = inside(UNSHARE_PID);
         command.addAll(List.of("squid", "-N", "-d", "1", "-f", config.toAbsolutePath().toString()));
-        return start(command, workingDirectory, port);
+        return start(command, Map.of(), workingDirectory, port);
     }
 
     /**
@@ -161,17 +162,32 @@ public final class NetnsLab implements AutoCloseable {
      * @throws IllegalStateException if Squid exits or does not answer in time; the message carries its output
      */
     public LabSquid startSquid(Path config, Path workingDirectory, int port, Hardening hardening) throws IOException {
-        Path source = workingDirectory.toAbsolutePath().normalize();
-        Path relative = source.relativize(config.toAbsolutePath().normalize());
+        Path relative = workingDirectory.toAbsolutePath().normalize().relativize(config.toAbsolutePath().normalize());
         if (relative.startsWith("..")) {
             throw new IllegalArgumentException(config + " is not in " + workingDirectory);
         }
-        List<String> command = inside(UNSHARE_PID);
-        command.addAll(List.of("--mount", "--propagation", "private", "/bin/sh", sandbox().toString(),
-                Integer.toString(hardening.uid()), Integer.toString(hardening.gid()), source.toString(), hardening.stage()));
-        command.addAll(hardening.writableDirectories());
-        command.addAll(List.of("--", "squid", "-N", "-d", "1", "-f", hardening.stage() + "/" + relative));
-        return start(command, workingDirectory, port);
+        return startProxy(List.of("squid", "-N", "-d", "1", "-f", hardening.stage() + "/" + relative), Map.of(),
+                workingDirectory, port, hardening);
+    }
+
+    /**
+     * Runs {@code command} as {@link #startSquid(Path, Path, int, Hardening)} runs Squid, with
+     * {@code environment} and {@code PATH} as its whole environment: for a command that becomes
+     * Squid, such as a pod's container command. It must stay in the foreground and answer on
+     * {@code port}; {@link LabSquid} is Squid once the command has {@code exec}ed it.
+     *
+     * @throws IllegalStateException if the command exits or does not answer in time; the message carries its output
+     */
+    public LabSquid startProxy(List<String> command, Map<String, String> environment, Path workingDirectory, int port,
+            Hardening hardening) throws IOException {
+        List<String> all = inside(UNSHARE_PID);
+        all.addAll(List.of("--mount", "--propagation", "private", "/bin/sh", sandbox().toString(),
+                Integer.toString(hardening.uid()), Integer.toString(hardening.gid()),
+                workingDirectory.toAbsolutePath().normalize().toString(), hardening.stage()));
+        all.addAll(hardening.writableDirectories());
+        all.add("--");
+        all.addAll(command);
+        return start(all, environment, workingDirectory, port);
     }
 
     /** A GET of {@code url} through {@code proxy}, without credentials. */
@@ -276,9 +292,12 @@ public final class NetnsLab implements AutoCloseable {
         }
     }
 
-    private LabSquid start(List<String> command, Path workingDirectory, int port) throws IOException {
+    private LabSquid start(List<String> command, Map<String, String> environment, Path workingDirectory, int port)
+            throws IOException {
         Path output = Files.createTempFile(dir, "squid-", ".out");
-        Process process = builder(command).directory(workingDirectory.toFile())
+        ProcessBuilder builder = builder(command);
+        builder.environment().putAll(environment);
+        Process process = builder.directory(workingDirectory.toFile())
                 .redirectErrorStream(true).redirectOutput(output.toFile()).start();
         LabSquid squid = new LabSquid(process, output, port);
         squids.add(squid);

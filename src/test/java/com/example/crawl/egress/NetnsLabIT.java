@@ -147,6 +147,23 @@ class NetnsLabIT {
     }
 
     @Test
+    void shouldRunACommandThatBecomesSquidHardenedWithOnlyItsEnvironment() throws IOException {
+        Map<String, String> environment = Map.of("SQUID_CONFIG", OPEN);
+
+        try (LabSquid squid = lab.startProxy(writeConfigThenSquid("/tmp/egress-proxy.conf"), environment, dir, PORT,
+                Hardening.pod())) {
+            ProxyReply reply = lab.request(squid, url(PUBLIC, 80));
+            assertEquals(200, reply.status(), reply + "\n" + squid.output());
+            ProcessHandle first = squid.processes().getFirst();
+            assertTrue(first.info().command().orElse("").endsWith("/squid"), "the command became Squid: " + first.info());
+            assertEquals("13 13 13 13", status(first).get("Uid"));
+        }
+        IllegalStateException e = assertThrows(IllegalStateException.class, () -> lab.startProxy(
+                writeConfigThenSquid("/etc/squid/egress-proxy.conf"), environment, dir, PORT, Hardening.pod()));
+        assertTrue(e.getMessage().contains("Read-only file system"), "the root is read-only: " + e.getMessage());
+    }
+
+    @Test
     void shouldReportSquidsOwnWordsWhenItCannotStart() throws IOException {
         Path config = write("squid.conf", OPEN);
 
@@ -211,6 +228,11 @@ class NetnsLabIT {
         ProxyReply manager = lab.request(squid, managerUrl(HOSTNAME), CRAWLER);
         assertEquals(403, manager.status(), manager.toString());
         assertEquals("ERR_ACCESS_DENIED 0", manager.squidError(), manager.toString());
+    }
+
+    /** A pod's kind of container command: the configuration from the environment to a file, then Squid on it. */
+    private static List<String> writeConfigThenSquid(String file) {
+        return List.of("/bin/sh", "-c", "printf '%s\\n' \"$SQUID_CONFIG\" > " + file + " && exec squid -N -d 1 -f " + file);
     }
 
     /**
