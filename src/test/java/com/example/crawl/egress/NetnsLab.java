@@ -4,7 +4,6 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.net.URISyntaxException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermission;
@@ -61,25 +60,20 @@ public final class NetnsLab implements AutoCloseable {
     /** The ports every served address listens on; a Squid in the lab takes another. */
     public static final List<Integer> PORTS = List.of(80, 443, 22);
 
-    /** Children get this and nothing else from the environment: no proxy variables reach curl. */
-    static final String PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
     private static final Duration START_WAIT = Duration.ofSeconds(20);
-    private static final Duration COMMAND_WAIT = Duration.ofSeconds(15);
-    private static final Duration EXIT_WAIT = Duration.ofSeconds(10);
     private static final int CURL_MAX_SECONDS = 10;
-    private static final String MARK = "\n--egress-lab--";
     private static final String SANDBOX = "netns-sandbox.sh";
     /** Squid as process 1 of a PID namespace: see {@link LabSquid}. */
-    private static final String[] UNSHARE_PID = {"unshare", "--pid", "--fork", "--kill-child"};
+    private static final List<String> UNSHARE_PID = List.of("unshare", "--pid", "--fork", "--kill-child");
 
-    private final String name;
+    private final Netns netns;
     private final Path dir;
     private final List<LabSquid> squids = new ArrayList<>();
     private Process targets;
     private boolean closed;
 
-    private NetnsLab(String name, Path dir) {
-        this.name = name;
+    private NetnsLab(Netns netns, Path dir) {
+        this.netns = netns;
         this.dir = dir;
     }
 
@@ -98,7 +92,8 @@ public final class NetnsLab implements AutoCloseable {
         ItRequirements.require("unshare and setpriv", installed("unshare") && installed("setpriv"),
                 "apt-get install util-linux");
         String name = "egress-it-" + HexFormat.of().toHexDigits(ThreadLocalRandom.current().nextInt());
-        NetnsLab lab = new NetnsLab(name, Files.createTempDirectory(name + "-"));
+        Path dir = Files.createTempDirectory(name + "-");
+        NetnsLab lab = new NetnsLab(new Netns(name, dir), dir);
         try {
             lab.setUp();
             return lab;
@@ -114,7 +109,7 @@ public final class NetnsLab implements AutoCloseable {
 
     /** The namespace's name, for {@code ip netns exec}. */
     public String name() {
-        return name;
+        return netns.name();
     }
 
     /** The URL of {@code address} and {@code port}, IPv6 in brackets. */
@@ -129,7 +124,7 @@ public final class NetnsLab implements AutoCloseable {
 
     /** The namespace's network interfaces: {@code lo} alone, or the lab is broken. */
     public List<String> links() {
-        return run(inside("ip", "-o", "link", "show")).lines().map(line -> line.split(": ")[1].split("@")[0]).toList();
+        return netns.run("ip", "-o", "link", "show").lines().map(line -> line.split(": ")[1].split("@")[0]).toList();
     }
 
     /**
@@ -148,7 +143,7 @@ public final class NetnsLab implements AutoCloseable {
         Set<PosixFilePermission> perms = Files.getPosixFilePermissions(workingDirectory);
         perms.add(PosixFilePermission.OTHERS_EXECUTE);
         Files.setPosixFilePermissions(workingDirectory, perms);
-        List<String> command = inside(UNSHARE_PID);
+        List<String> command = new ArrayList<>(UNSHARE_PID);
         command.addAll(List.of("squid", "-N", "-d", "1", "-f", config.toAbsolutePath().toString()));
         return start(command, Map.of(), workingDirectory, port);
     }
@@ -180,7 +175,7 @@ public final class NetnsLab implements AutoCloseable {
      */
     public LabSquid startProxy(List<String> command, Map<String, String> environment, Path workingDirectory, int port,
             Hardening hardening) throws IOException {
-        List<String> all = inside(UNSHARE_PID);
+        List<String> all = new ArrayList<>(UNSHARE_PID);
         all.addAll(List.of("--mount", "--propagation", "private", "/bin/sh", sandbox().toString(),
                 Integer.toString(hardening.uid()), Integer.toString(hardening.gid()),
                 workingDirectory.toAbsolutePath().normalize().toString(), hardening.stage()));
@@ -229,36 +224,19 @@ public final class NetnsLab implements AutoCloseable {
             failure = attempt(squid::close, failure);
         }
         failure = attempt(this::stopTargets, failure);
-        failure = attempt(this::deleteNamespace, failure);
+        failure = attempt(netns::delete, failure);
         failure = attempt(this::deleteDir, failure);
         if (failure != null) {
             throw failure;
         }
     }
 
-    /** Kills {@code processes} (SIGKILL, by process id) and waits until every one is gone. */
-    static void kill(List<ProcessHandle> processes) {
-        processes.forEach(ProcessHandle::destroyForcibly);
-        for (ProcessHandle p : processes) {
-            try {
-                p.onExit().get(EXIT_WAIT.toNanos(), TimeUnit.NANOSECONDS);
-            } catch (TimeoutException e) {
-                throw new IllegalStateException("pid " + p.pid() + " did not exit after SIGKILL", e);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IllegalStateException("interrupted while killing pid " + p.pid(), e);
-            } catch (ExecutionException e) {
-                throw new IllegalStateException("onExit does not fail", e);
-            }
-        }
-    }
-
     private void setUp() throws IOException {
-        run(List.of("ip", "netns", "add", name));
-        run(inside("ip", "link", "set", "lo", "up"));
+        netns.add();
+        netns.run("ip", "link", "set", "lo", "up");
         for (String address : SERVED) {
             if (!address.equals(LOOPBACK)) {
-                run(inside("ip", "address", "add", address + (address.contains(":") ? "/128" : "/32"), "dev", "lo"));
+                netns.run("ip", "address", "add", address + (address.contains(":") ? "/128" : "/32"), "dev", "lo");
             }
         }
         startTargets();
@@ -266,15 +244,15 @@ public final class NetnsLab implements AutoCloseable {
 
     private void startTargets() throws IOException {
         Path java = Path.of(System.getProperty("java.home"), "bin", "java");
-        List<String> command = inside(java.toString(), "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Xmx64m",
-                "-cp", classpath(), NetnsTargets.class.getName());
+        List<String> command = new ArrayList<>(List.of(java.toString(), "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC",
+                "-Xmx64m", "-cp", classpath(), NetnsTargets.class.getName()));
         for (String address : SERVED) {
             for (int port : PORTS) {
                 command.add(address + ":" + port);
             }
         }
         Path errors = dir.resolve("targets.err");
-        targets = builder(command).redirectError(errors.toFile()).start();
+        targets = netns.builder(command).redirectError(errors.toFile()).start();
         FutureTask<String> firstLine = new FutureTask<>(targets.inputReader()::readLine);
         Thread.ofVirtual().start(firstLine);
         String line;
@@ -295,7 +273,7 @@ public final class NetnsLab implements AutoCloseable {
     private LabSquid start(List<String> command, Map<String, String> environment, Path workingDirectory, int port)
             throws IOException {
         Path output = Files.createTempFile(dir, "squid-", ".out");
-        ProcessBuilder builder = builder(command);
+        ProcessBuilder builder = netns.builder(command);
         builder.environment().putAll(environment);
         Process process = builder.directory(workingDirectory.toFile())
                 .redirectErrorStream(true).redirectOutput(output.toFile()).start();
@@ -317,7 +295,7 @@ public final class NetnsLab implements AutoCloseable {
 
     /** Whether something answers HTTP on {@code port} of 127.0.0.1 in the namespace (Squid: 400). */
     private boolean answers(int port) {
-        return exec(inside("curl", "-q", "-s", "-o", "/dev/null", "--max-time", "2", "http://127.0.0.1:" + port + "/"), null)
+        return netns.exec(null, "curl", "-q", "-s", "-o", "/dev/null", "--max-time", "2", "http://127.0.0.1:" + port + "/")
                 .exit() == 0;
     }
 
@@ -330,8 +308,8 @@ public final class NetnsLab implements AutoCloseable {
     }
 
     private ProxyReply curl(List<String> proxying, String url, ProxyCredentials credentials) {
-        List<String> command = inside("curl", "-q", "--silent", "--show-error", "--max-time", Integer.toString(CURL_MAX_SECONDS),
-                "--write-out", MARK + "%{http_code} %{http_connect} %header{x-squid-error}");
+        List<String> command = new ArrayList<>(List.of("curl", "-q", "--silent", "--show-error",
+                "--max-time", Integer.toString(CURL_MAX_SECONDS), "--write-out", ProxyReply.WRITE_OUT));
         command.addAll(proxying);
         String config = null;
         if (credentials != null) {
@@ -339,87 +317,17 @@ public final class NetnsLab implements AutoCloseable {
             config = "proxy-user = \"" + quote(credentials.user() + ":" + credentials.password()) + "\"\n";
         }
         command.add(url);
-        Result result = exec(command, config);
-        int mark = result.out().lastIndexOf(MARK);
-        if (mark < 0) {
-            return new ProxyReply(0, 0, "", result.out(), result.exit(), result.err().strip());
-        }
-        String[] codes = result.out().substring(mark + MARK.length()).split(" ", 3);
-        return new ProxyReply(Integer.parseInt(codes[0]), Integer.parseInt(codes[1]), codes[2].strip(),
-                result.out().substring(0, mark), result.exit(), result.err().strip());
+        return ProxyReply.fromCurl(netns.exec(config, command.toArray(String[]::new)));
     }
 
     private static String quote(String s) {
         return s.replace("\\", "\\\\").replace("\"", "\\\"");
     }
 
-    private List<String> inside(String... command) {
-        List<String> all = new ArrayList<>(List.of("ip", "netns", "exec", name));
-        all.addAll(List.of(command));
-        return all;
-    }
-
-    /** Runs a command to its end; its standard output, or an exception with both outputs if it fails. */
-    private String run(List<String> command) {
-        Result result = exec(command, null);
-        if (result.exit() != 0) {
-            throw new IllegalStateException(String.join(" ", command) + " exited with " + result.exit() + ":\n"
-                    + result.out() + result.err());
-        }
-        return result.out();
-    }
-
-    private record Result(int exit, String out, String err) { }
-
-    /** Runs a command to its end, {@code stdin} (or nothing) on its input, killing it after {@link #COMMAND_WAIT}. */
-    private Result exec(List<String> command, String stdin) {
-        try {
-            Path out = Files.createTempFile(dir, "out-", ".txt");
-            Path err = Files.createTempFile(dir, "err-", ".txt");
-            Process process = builder(command).redirectOutput(out.toFile()).redirectError(err.toFile()).start();
-            try (var in = process.getOutputStream()) {
-                if (stdin != null) {
-                    in.write(stdin.getBytes(StandardCharsets.UTF_8));
-                }
-            }
-            if (!process.waitFor(COMMAND_WAIT.toNanos(), TimeUnit.NANOSECONDS)) {
-                kill(List.of(process.toHandle()));
-                throw new IllegalStateException(String.join(" ", command) + " did not finish within " + COMMAND_WAIT);
-            }
-            Result result = new Result(process.exitValue(), Files.readString(out, StandardCharsets.ISO_8859_1),
-                    Files.readString(err, StandardCharsets.ISO_8859_1));
-            Files.delete(out);
-            Files.delete(err);
-            return result;
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted while running " + command.getFirst(), e);
-        }
-    }
-
-    private static ProcessBuilder builder(List<String> command) {
-        ProcessBuilder builder = new ProcessBuilder(command);
-        builder.environment().clear();
-        builder.environment().put("PATH", PATH);
-        return builder;
-    }
-
     private void stopTargets() {
         if (targets != null) {
-            kill(List.of(targets.toHandle()));
+            Netns.kill(List.of(targets.toHandle()));
         }
-    }
-
-    /** Kills whatever still runs in the namespace (a helper Squid started as it died), then deletes it. */
-    private void deleteNamespace() {
-        if (!Files.exists(Path.of("/run/netns", name))) {
-            return;
-        }
-        kill(run(List.of("ip", "netns", "pids", name)).lines()
-                .flatMap(pid -> ProcessHandle.of(Long.parseLong(pid)).stream()).toList());
-        run(List.of("ip", "netns", "delete", name));
     }
 
     private void deleteDir() {
@@ -473,6 +381,6 @@ public final class NetnsLab implements AutoCloseable {
     }
 
     private static boolean installed(String tool) {
-        return Stream.of(PATH.split(":")).map(d -> Path.of(d, tool)).anyMatch(Files::isExecutable);
+        return Stream.of(Netns.PATH.split(":")).map(d -> Path.of(d, tool)).anyMatch(Files::isExecutable);
     }
 }

@@ -181,7 +181,7 @@ class NetnsLabIT {
         try {
             List<ProcessHandle> squid = another.startSquid(config, dir, PORT).processes();
             ProcessBuilder inside = new ProcessBuilder("ip", "netns", "exec", another.name(), "sh", "-c", "echo in && exec sleep 60");
-            inside.environment().put("PATH", NetnsLab.PATH);
+            inside.environment().put("PATH", Netns.PATH);
             stray = inside.start();
             assertEquals("in", stray.inputReader().readLine(), "the stray process is in the namespace");
 

@@ -14,7 +14,21 @@ package com.example.crawl.egress;
  */
 public record ProxyReply(int status, int connectStatus, String squidError, String body, int curlExit, String curlError) {
 
+    /** curl's {@code --write-out} for {@link #fromCurl}: after the body, behind a line no body ends with. */
+    static final String WRITE_OUT = "\n--egress-lab--%{http_code} %{http_connect} %header{x-squid-error}";
+    private static final String MARK = WRITE_OUT.substring(0, WRITE_OUT.indexOf('%'));
     private static final int SHOWN = 120;
+
+    /** What curl run with {@link #WRITE_OUT} reported; all zeros and curl's words if it wrote nothing. */
+    static ProxyReply fromCurl(Netns.Result curl) {
+        int mark = curl.out().lastIndexOf(MARK);
+        if (mark < 0) {
+            return new ProxyReply(0, 0, "", curl.out(), curl.exit(), curl.err().strip());
+        }
+        String[] codes = curl.out().substring(mark + MARK.length()).split(" ", 3);
+        return new ProxyReply(Integer.parseInt(codes[0]), Integer.parseInt(codes[1]), codes[2].strip(),
+                curl.out().substring(0, mark), curl.exit(), curl.err().strip());
+    }
 
     /** Without the whole of Squid's error pages, which would bury an assertion message. */
     @Override
