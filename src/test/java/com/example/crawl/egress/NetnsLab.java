@@ -34,15 +34,18 @@ import java.util.stream.Stream;
  * rule sends a packet anywhere.
  *
  * <p>Squid runs in it either as root, as the tests' other Squids do, or {@link Hardening hardened}
- * as a pod would run it. Requests go through it with curl, inside the namespace, each bounded by
- * {@value #CURL_MAX_SECONDS} s.
+ * as a pod would run it (also behind a command of the pod's kind, {@link #startProxy}). Requests go
+ * through it with curl, inside the namespace, each bounded by {@value #CURL_MAX_SECONDS} s; every
+ * command the lab runs goes through {@link Netns}, and so into the namespace.
  *
- * <p>{@link #request} and {@link #tunnel} may run on several threads at once; the rest is for
- * the one thread that drives the test. {@link #close} kills, by process id, every process running
- * in the namespace, deletes the namespace and the lab's files; it is idempotent and safe on a lab
- * whose creation failed half-way. Needs root, {@code ip}, {@code curl}, {@code squid},
- * {@code unshare} and {@code setpriv}; {@link #create} skips (or, under
- * {@code EGRESS_IT_REQUIRED=1}, fails) the test without them.
+ * <p>{@link #request}, {@link #tunnel} and {@link #direct} may run on several threads at once; the
+ * rest is for the one thread that drives the test. {@link #close} kills, by process id, every
+ * process running in the namespace, deletes the namespace and the lab's files; it is idempotent
+ * and safe on a lab whose creation failed half-way. A test JVM killed with SIGKILL leaves the
+ * namespace and its Squids behind ({@code ip netns list} shows {@code egress-it-*}); the servers'
+ * JVM exits by itself. Needs root, {@code ip}, {@code curl}, {@code squid}, {@code unshare} and
+ * {@code setpriv}; {@link #create} skips (or, under {@code EGRESS_IT_REQUIRED=1}, fails) the test
+ * without them.
  */
 public final class NetnsLab implements AutoCloseable {
 
@@ -177,6 +180,7 @@ public final class NetnsLab implements AutoCloseable {
             Hardening hardening) throws IOException {
         List<String> all = new ArrayList<>(UNSHARE_PID);
         all.addAll(List.of("--mount", "--propagation", "private", "/bin/sh", sandbox().toString(),
+                Files.readSymbolicLink(Path.of("/proc/self/ns/mnt")).toString(),
                 Integer.toString(hardening.uid()), Integer.toString(hardening.gid()),
                 workingDirectory.toAbsolutePath().normalize().toString(), hardening.stage()));
         all.addAll(hardening.writableDirectories());

@@ -6,13 +6,20 @@
 #   - then the command as UID:GID with no supplementary groups, no capabilities in any set
 #     (drop: [ALL]) and no_new_privs (allowPrivilegeEscalation: false), in STAGE.
 #
-# Usage: netns-sandbox.sh UID GID SOURCE STAGE WRITABLE_DIR... -- COMMAND [ARG]...
+# Usage: netns-sandbox.sh CALLER_MNT_NS UID GID SOURCE STAGE WRITABLE_DIR... -- COMMAND [ARG]...
 #
 # Run it as root in a mount namespace of its own with private propagation
 # (unshare --mount --propagation private): every mount change below stays in there.
+# CALLER_MNT_NS is the caller's /proc/self/ns/mnt link, e.g. mnt:[4026531841]: if this script
+# finds itself in that namespace after all, it stops before changing anything.
 set -eu
-uid=$1 gid=$2 source=$3 stage=$4
-shift 4
+caller=$1 uid=$2 gid=$3 source=$4 stage=$5
+shift 5
+
+if [ "$(readlink /proc/self/ns/mnt)" = "$caller" ]; then
+  echo "netns-sandbox.sh: refusing to change the mounts of the caller's mount namespace" >&2
+  exit 1
+fi
 
 # "remount,bind,ro" changes this namespace's copy of a mount only; a plain "remount,ro" would
 # change the file system itself, for the whole host. Mount points are octal-escaped (\040).
