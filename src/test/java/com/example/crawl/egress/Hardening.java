@@ -49,7 +49,7 @@ public record Hardening(int uid, int gid, List<String> writableDirectories, Stri
     }
 
     /** The same, but with {@code writableDirectories} instead (to learn what Squid needs). */
-    public Hardening writable(List<String> directories) {
+    public Hardening withWritableDirectories(List<String> directories) {
         return new Hardening(uid, gid, directories, stage);
     }
 

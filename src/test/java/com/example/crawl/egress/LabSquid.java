@@ -54,7 +54,7 @@ public final class LabSquid implements AutoCloseable {
                 .filter(ProcessHandle::isAlive).toList();
     }
 
-    /** Everything Squid printed so far: with {@code -d 1}, its cache.log lines. For failure messages. */
+    /** Everything Squid printed so far (with {@code -d 1}, its cache.log lines), until the lab closes: for failure messages. */
     public String output() {
         try {
             return Files.readString(output, StandardCharsets.ISO_8859_1);

@@ -141,7 +141,8 @@ class NetnsLabIT {
                 assertEquals("1", status.get("NoNewPrivs"), what);
             }
             assertEquals(Set.of("/dev/shm", "/tmp"), squid.writableMounts(), "only the pod's emptyDir and /dev/shm");
-            assertTrue(Files.isReadable(squid.view("/tmp/squid/passwd")), "the staged copy is where Squid runs");
+            assertEquals(Path.of("/tmp/squid"), Files.readSymbolicLink(Path.of("/proc", Long.toString(squid.pid()), "cwd")));
+            assertEquals(PASSWD, Files.readString(squid.view("/tmp/squid/passwd")), "Squid runs on a copy");
         }
         assertTrue(hostMountOptions("/").contains("rw"), "the host's root is as it was");
     }
@@ -168,7 +169,7 @@ class NetnsLabIT {
         Path config = write("squid.conf", OPEN);
 
         IllegalStateException e = assertThrows(IllegalStateException.class,
-                () -> lab.startSquid(config, dir, PORT, Hardening.pod().writable(List.of("/tmp"))));
+                () -> lab.startSquid(config, dir, PORT, Hardening.pod().withWritableDirectories(List.of("/tmp"))));
 
         assertTrue(e.getMessage().contains("shm_open"), "Squid 5.7 needs /dev/shm even with -N: " + e.getMessage());
     }
