@@ -1,0 +1,65 @@
+package com.example.crawl.egress;
+
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpHandler;
+import com.sun.net.httpserver.HttpServer;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+
+/**
+ * The destinations in a {@link NetnsLab}: a JVM of its own, started inside the namespace, with one
+ * HTTP server per {@code address:port} argument. Each answers every request with 200 and
+ * {@link #answer}, so a test can tell which server a proxy reached. Servers on ports such as 22 or
+ * 443 speak plain HTTP too: a tunnel a proxy should have refused then carries a whole request.
+ *
+ * <p>Prints {@value #READY} once every server listens, and exits when its standard input closes:
+ * the lab closes it, and so does the lab's JVM dying.
+ */
+final class NetnsTargets {
+
+    static final String READY = "ready";
+
+    private NetnsTargets() {
+    }
+
+    /** The body every request to the server on {@code address} and {@code port} gets. */
+    static String answer(String address, int port) {
+        return "egress-lab target " + address + " port " + port + "\n";
+    }
+
+    public static void main(String[] args) throws IOException {
+        ExecutorService executor = Executors.newVirtualThreadPerTaskExecutor();
+        for (String arg : args) {
+            int colon = arg.lastIndexOf(':'); // IPv6 addresses come without brackets: fd00::10:80
+            String address = arg.substring(0, colon);
+            int port = Integer.parseInt(arg.substring(colon + 1));
+            HttpServer server = HttpServer.create(new InetSocketAddress(InetAddress.getByName(address), port), 0);
+            server.setExecutor(executor);
+            server.createContext("/", new Answer(answer(address, port)));
+            server.start();
+        }
+        System.out.println(READY);
+        System.out.flush();
+        System.in.transferTo(OutputStream.nullOutputStream());
+        System.exit(0);
+    }
+
+    private record Answer(String body) implements HttpHandler {
+
+        @Override
+        public void handle(HttpExchange exchange) throws IOException {
+            byte[] bytes = body.getBytes(StandardCharsets.US_ASCII);
+            exchange.getRequestBody().transferTo(OutputStream.nullOutputStream());
+            exchange.getResponseHeaders().set("Content-Type", "text/plain");
+            exchange.sendResponseHeaders(200, bytes.length);
+            try (OutputStream out = exchange.getResponseBody()) {
+                out.write(bytes);
+            }
+        }
+    }
+}
