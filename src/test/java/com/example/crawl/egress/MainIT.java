@@ -71,7 +71,8 @@ class MainIT {
                 "KUBERNETES_REQUEST_RETRY_BACKOFFLIMIT", "0", "POD_NAMESPACE", "ops"), "--health-address=0",
                 "--discovery-address=127.0.0.1:0");
         assertEquals(1, r.exit(), r.err());
-        assertTrue(r.err().startsWith("egress-proxies-operator: cannot list Proxies and cloud-init Secrets from "
+        assertTrue(r.err().startsWith("egress-proxies-operator: cannot list Proxies, cloud-init and credentials Secrets "
+                + "from "
                 + "http://127.0.0.1:1/"), r.err());
         assertTrue(r.out().startsWith("{\"ts\":") && r.out().contains("\"msg\":\"Configuration loaded\""), r.out());
         assertEquals(1, r.err().lines().count(), "only our one line on stderr, no SLF4J or JVM warnings: " + r.err());

@@ -1,5 +1,7 @@
 package com.example.crawl.egress;
 
+import com.example.crawl.egress.api.ProxyCredentials;
+
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -62,6 +64,8 @@ public final class NetnsLab implements AutoCloseable {
     public static final List<String> SERVED = List.of(PUBLIC, PRIVATE, CGNAT, METADATA, LOOPBACK, UNIQUE_LOCAL);
     /** The ports every served address listens on; a Squid in the lab takes another. */
     public static final List<Integer> PORTS = List.of(80, 443, 22);
+    /** The path at which every lab server answers with the names of the request's headers. */
+    public static final String HEADERS_PATH = NetnsTargets.HEADERS;
 
     private static final Duration START_WAIT = Duration.ofSeconds(20);
     private static final int CURL_MAX_SECONDS = 10;
@@ -318,7 +322,7 @@ public final class NetnsLab implements AutoCloseable {
         String config = null;
         if (credentials != null) {
             command.addAll(List.of("--config", "-")); // on stdin, not in the process list
-            config = "proxy-user = \"" + quote(credentials.user() + ":" + credentials.password()) + "\"\n";
+            config = "proxy-user = \"" + quote(credentials.username() + ":" + credentials.password()) + "\"\n";
         }
         command.add(url);
         return ProxyReply.fromCurl(netns.exec(config, command.toArray(String[]::new)));

@@ -1,5 +1,7 @@
 package com.example.crawl.egress;
 
+import com.example.crawl.egress.api.ProxyCredentials;
+
 import static com.example.crawl.egress.NetnsLab.CGNAT;
 import static com.example.crawl.egress.NetnsLab.LOOPBACK;
 import static com.example.crawl.egress.NetnsLab.METADATA;
@@ -205,7 +207,7 @@ class NetnsLabIT {
         ProxyReply anonymous = lab.request(squid, url(PUBLIC, 80));
         assertEquals(407, anonymous.status(), anonymous + "\n" + squid.output());
         assertEquals("ERR_CACHE_ACCESS_DENIED 0", anonymous.squidError(), anonymous.toString());
-        ProxyReply wrong = lab.request(squid, url(PUBLIC, 80), new ProxyCredentials(CRAWLER.user(), "not-the-secret"));
+        ProxyReply wrong = lab.request(squid, url(PUBLIC, 80), new ProxyCredentials(CRAWLER.username(), "not-the-secret"));
         assertEquals(407, wrong.status(), wrong.toString());
 
         ProxyReply allowed = lab.request(squid, url(PUBLIC, 80), CRAWLER);

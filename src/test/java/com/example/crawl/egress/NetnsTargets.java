@@ -14,7 +14,8 @@ import java.util.concurrent.Executors;
 /**
  * The destinations in a {@link NetnsLab}: a JVM of its own, started inside the namespace, with one
  * HTTP server per {@code address:port} argument. Each answers every request with 200 and
- * {@link #answer}, so a test can tell which server a proxy reached. Servers on ports such as 22 or
+ * {@link #answer}, so a test can tell which server a proxy reached; {@value #HEADERS} answers
+ * instead with the names of the request's headers, so a test can tell what a proxy added. Servers on ports such as 22 or
  * 443 speak plain HTTP too: a tunnel a proxy should have refused then carries a whole request.
  *
  * <p>Prints {@value #READY} once every server listens, and exits when its standard input closes:
@@ -23,6 +24,8 @@ import java.util.concurrent.Executors;
 final class NetnsTargets {
 
     static final String READY = "ready";
+    /** The path that answers with the request's header names, lower case, sorted, comma-separated. */
+    static final String HEADERS = "/headers";
 
     private NetnsTargets() {
     }
@@ -53,7 +56,11 @@ final class NetnsTargets {
 
         @Override
         public void handle(HttpExchange exchange) throws IOException {
-            byte[] bytes = body.getBytes(StandardCharsets.US_ASCII);
+            String answer = exchange.getRequestURI().getPath().equals(HEADERS)
+                    ? String.join(",", new java.util.TreeSet<>(exchange.getRequestHeaders().keySet().stream()
+                            .map(h -> h.toLowerCase(java.util.Locale.ROOT)).toList())) + "\n"
+                    : body;
+            byte[] bytes = answer.getBytes(StandardCharsets.US_ASCII);
             exchange.getRequestBody().transferTo(OutputStream.nullOutputStream());
             exchange.getResponseHeaders().set("Content-Type", "text/plain");
             exchange.sendResponseHeaders(200, bytes.length);

@@ -35,8 +35,13 @@ public final class LogLines extends OutputStream {
     }
 
     public static LogLines install() {
+        return install(Level.INFO);
+    }
+
+    /** Captures every line at {@code level} and above, of every logger (libraries too). */
+    public static LogLines install(Level level) {
         LogLines captured = new LogLines();
-        LogSetup.configure(LogFormat.JSON, Level.INFO, new PrintStream(captured, true, UTF_8), Clock.systemUTC());
+        LogSetup.configure(LogFormat.JSON, level, new PrintStream(captured, true, UTF_8), Clock.systemUTC());
         return captured;
     }
 

@@ -6,21 +6,26 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.example.crawl.egress.api.ProxyCredentials;
 import com.example.crawl.egress.controller.LogLines;
 import com.example.crawl.egress.lease.LeaseStore;
 import java.io.IOException;
 import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.Base64;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
+import org.slf4j.event.Level;
 
 /**
  * Bearer authentication, the request log and the recover layer, over real HTTP: which
- * {@code Authorization} headers pass, that the token and lease ids never reach the log, that
- * {@code /healthz} is open, and that a failing handler answers a plain 500.
+ * {@code Authorization} headers pass, that the token, lease ids and proxy passwords never reach the
+ * log (nor a list answer), that {@code /healthz} is open, and that a failing handler answers a
+ * plain 500.
  */
 class AuthIT {
 
@@ -106,6 +111,40 @@ class AuthIT {
             for (String line : log.all()) {
                 assertFalse(line.contains(TOKEN), line);
                 assertFalse(line.contains(id), line);
+            }
+        } finally {
+            LogLines.restore();
+        }
+    }
+
+    @Test
+    void shouldNeverLogOrListAProxysPasswordAcrossAWholeLeaseFlowAtDebug() throws Exception {
+        LogLines log = LogLines.install(Level.DEBUG);
+        try (DiscoveryWorld world = DiscoveryWorld.start()) {
+            world.create(managed("p1", "10.0.0.1", Map.of(), 1, true, 10L));
+            ProxyCredentials credentials = DiscoveryWorld.credentialsOf("p1");
+            RawHttp http = world.http();
+
+            String listed = http.get("/v1/proxies").text();
+            RawHttp.Reply lease = http.post("/v1/leases", "{\"target\":\"shop.test\"}");
+            String id = lease.json().get("leaseId").asString();
+            String listedWhileLeased = http.get("/v1/proxies?healthy=true").text();
+            http.post("/v1/leases/" + id + "/report", "{\"result\":\"banned\"}");
+            http.delete("/v1/leases/" + id);
+            String refused = http.post("/v1/leases", "{\"target\":\"shop.test\"}").text(); // cooling down: 409
+
+            assertEquals(credentials.password(), lease.json().get("proxy").get("password").asString(),
+                    "the lease holder gets it");
+            log.await("Served request", l -> LogLines.field(l, "route").equals("/v1/leases/{id}")
+                    && LogLines.field(l, "status").equals("204"), WAIT);
+            List<String> secrets = List.of(credentials.password(), credentials.userInfo(),
+                    Base64.getEncoder().encodeToString(credentials.password().getBytes(StandardCharsets.UTF_8)));
+            for (String body : List.of(listed, listedWhileLeased, refused)) {
+                secrets.forEach(secret -> assertFalse(body.contains(secret), body));
+            }
+            assertTrue(log.all().size() > 10, "DEBUG logging was on: " + log.all().size() + " lines");
+            for (String line : log.all()) {
+                secrets.forEach(secret -> assertFalse(line.contains(secret), line));
             }
         } finally {
             LogLines.restore();

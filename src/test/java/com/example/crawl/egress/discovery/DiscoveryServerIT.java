@@ -7,8 +7,13 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.example.crawl.egress.api.Endpoint;
 import com.example.crawl.egress.api.Proxy;
+import com.example.crawl.egress.api.ProxyCredentials;
+import com.example.crawl.egress.api.ProxySpec;
 import com.example.crawl.egress.controller.MockCluster;
+import io.fabric8.kubernetes.api.model.SecretBuilder;
+import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -98,7 +103,10 @@ class DiscoveryServerIT {
         JsonNode lease = first.json();
         assertTrue(lease.get("leaseId").asString().matches("[0-9a-f]{32}"), lease.toString());
         assertEquals("fast", lease.get("proxy").get("name").asString());
-        assertEquals("http://10.0.0.1:3128", lease.get("proxy").get("url").asString());
+        ProxyCredentials credentials = DiscoveryWorld.credentialsOf("fast");
+        assertEquals("http://" + credentials.userInfo() + "@10.0.0.1:3128", lease.get("proxy").get("url").asString());
+        assertEquals(credentials.username(), lease.get("proxy").get("username").asString());
+        assertEquals(credentials.password(), lease.get("proxy").get("password").asString());
         assertFalse(lease.get("proxy").has("activeLeases"));
         assertEquals("example.com", lease.get("target").asString());
         assertEquals(120, lease.get("ttlSeconds").asInt());
@@ -111,6 +119,58 @@ class DiscoveryServerIT {
         assertEquals(1, listed.get("proxies").get(0).get("activeLeases").asInt());
         assertEquals(1, listed.get("proxies").get(1).get("activeLeases").asInt());
         assertEquals(List.of("granted crawl/fast", "granted crawl/slow"), world.recorder.calls());
+    }
+
+    @Test
+    void shouldHandCredentialsToTheLeaseHolderAndToNoListing() throws Exception {
+        world.create(managed("m1", "10.0.0.1", Map.of("region", "eu"), 1, true, 10L));
+        String listed = http.get("/v1/proxies").text();
+
+        JsonNode proxy = http.post("/v1/leases", "{}").json().get("proxy");
+
+        ProxyCredentials credentials = DiscoveryWorld.credentialsOf("m1");
+        URI url = URI.create(proxy.get("url").asString());
+        assertEquals(credentials.username() + ":" + credentials.password(), url.getUserInfo(), "userinfo decodes back");
+        assertEquals("10.0.0.1", url.getHost());
+        assertFalse(listed.contains(credentials.password()) || listed.contains("username"), listed);
+        assertFalse(http.get("/v1/proxies").text().contains(credentials.password()));
+    }
+
+    @Test
+    void shouldLendAnExternalProxyWithTheCredentialsItNamesOrWithoutAny() throws Exception {
+        world.cluster.client().resource(new SecretBuilder().withNewMetadata().withNamespace(DiscoveryWorld.NS)
+                .withName("vendor").addToLabels(Proxy.CREDENTIALS_SECRET_LABEL, "true").endMetadata()
+                .withData(Map.of("user", base64("acct-7"), "token", base64("t0k3n"))).build()).create(); // the mock ignores stringData
+        Proxy named = external("vendor-1", "proxy.vendor.example", 8080, Map.of("pool", "v"), true);
+        named.setSpec(new ProxySpec(ProxySpec.Mode.External, null, null, Map.of("pool", "v"), null, null, null, null,
+                null, new Endpoint("proxy.vendor.example", 8080,
+                        new Endpoint.CredentialsSecretRef("vendor", "user", "token")), null));
+        Proxy created = world.create(named);
+        world.create(external("open-1", "open.example", 3128, Map.of("pool", "o"), true));
+        MockCluster.await(Duration.ofSeconds(10), () -> world.informers.credentials(created).isPresent());
+
+        JsonNode vendor = http.post("/v1/leases", "{\"selector\":{\"pool\":\"v\"}}").json().get("proxy");
+        JsonNode open = http.post("/v1/leases", "{\"selector\":{\"pool\":\"o\"}}").json().get("proxy");
+
+        assertEquals("http://acct-7:t0k3n@proxy.vendor.example:8080", vendor.get("url").asString());
+        assertEquals("t0k3n", vendor.get("password").asString());
+        assertEquals("http://open.example:3128", open.get("url").asString());
+        assertFalse(open.has("username") || open.has("password"), open.toString());
+    }
+
+    @Test
+    void shouldNotLendAProxyWhoseCredentialsAreGoneAndKeepItsCapacity() throws Exception {
+        world.create(managed("rotating", "10.0.0.1", Map.of(), 1, true, 10L));
+        world.cluster.client().secrets().inNamespace(DiscoveryWorld.NS).withName("rotating-proxy-auth").delete();
+        Proxy cached = world.informers.proxies().get(0);
+        MockCluster.await(Duration.ofSeconds(10), () -> world.informers.credentials(cached).isEmpty());
+
+        RawHttp.Reply refused = http.post("/v1/leases", "{}");
+
+        assertEquals(503, refused.status(), refused.toString());
+        assertEquals("credentials_unavailable", refused.json().get("error").asString());
+        assertEquals(0, http.get("/v1/proxies").json().get("proxies").get(0).get("activeLeases").asInt(),
+                "the lease the store granted was given back");
     }
 
     @Test
@@ -212,5 +272,9 @@ class DiscoveryServerIT {
         list.get("proxies").forEach(p -> out.add(p.get("name").asString()));
         assertEquals(out.size(), list.get("count").asInt());
         return out;
+    }
+
+    private static String base64(String s) {
+        return java.util.Base64.getEncoder().encodeToString(s.getBytes(java.nio.charset.StandardCharsets.UTF_8));
     }
 }

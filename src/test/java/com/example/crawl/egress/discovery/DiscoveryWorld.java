@@ -17,8 +17,14 @@ import com.example.crawl.egress.provider.FakeClock;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import java.io.IOException;
 import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Arrays;
+import java.util.Base64;
+import java.util.HexFormat;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -95,9 +101,20 @@ final class DiscoveryWorld implements AutoCloseable {
         return written;
     }
 
-    /** The credentials the operator generated for the Managed Proxy {@code name}, in this world. */
+    /**
+     * The credentials the operator generated for the Managed Proxy {@code name}, in this world: of
+     * the generated shape ({@link ProxyCredentials#generate}), derived from the name so that
+     * {@code docs/api.md} can show them.
+     */
     static ProxyCredentials credentialsOf(String name) {
-        return new ProxyCredentials("crawler-" + name, "pw+" + name + "/Zq9;x");
+        byte[] h;
+        try {
+            h = MessageDigest.getInstance("SHA-256").digest(name.getBytes(StandardCharsets.UTF_8));
+        } catch (NoSuchAlgorithmException e) {
+            throw new AssertionError(e);
+        }
+        return new ProxyCredentials("crawler-" + HexFormat.of().formatHex(h, 0, 6),
+                Base64.getUrlEncoder().withoutPadding().encodeToString(Arrays.copyOfRange(h, 6, 30)));
     }
 
     /** Waits until the informer cache holds this version of the Proxy. */

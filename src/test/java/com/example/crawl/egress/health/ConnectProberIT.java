@@ -5,10 +5,14 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.example.crawl.egress.ItRequirements;
+import com.example.crawl.egress.api.ProxyCredentials;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.SecureRandom;
 import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -63,8 +67,7 @@ class ConnectProberIT {
         ProbeResult.Success ok = assertInstanceOf(ProbeResult.Success.class, result);
         assertEquals(204, ok.status());
         assertTrue(ok.elapsed().compareTo(Duration.ZERO) > 0 && ok.elapsed().compareTo(TIMEOUT) < 0, ok.toString());
-        assertTrue(Files.readString(squid.accessLog()).contains("CONNECT localhost:" + https.port()),
-                "the probe went through Squid:\n" + Files.readString(squid.accessLog()));
+        awaitLogged("CONNECT localhost:" + https.port()); // the probe went through Squid
     }
 
     @Test
@@ -72,8 +75,27 @@ class ConnectProberIT {
         ProbeResult result = trusting.probe(target(http.url("/status/204?probe=1"), false));
 
         assertEquals(204, assertInstanceOf(ProbeResult.Success.class, result).status());
-        assertTrue(Files.readString(squid.accessLog()).contains("GET http://localhost:" + http.port() + "/status/204"),
-                Files.readString(squid.accessLog()));
+        awaitLogged("GET http://localhost:" + http.port() + "/status/204"); // Squid logs once the transaction ends
+    }
+
+    @Test
+    void shouldAuthenticateToAProxyThatDemandsCredentialsOnBothKindsOfProbe() throws Exception {
+        ProxyCredentials credentials = ProxyCredentials.generate(new SecureRandom());
+        try (Squid guarded = Squid.start(dir.resolve("guarded"), Optional.of(credentials))) {
+            for (URI url : List.of(https.url("/status/204"), http.url("/status/204"))) {
+                ProbeTarget with = new ProbeTarget(guarded.host(), guarded.port(), url, Set.of(204), TIMEOUT, false,
+                        credentials);
+                ProbeTarget wrong = new ProbeTarget(guarded.host(), guarded.port(), url, Set.of(204), TIMEOUT, false,
+                        new ProxyCredentials(credentials.username(), "not-the-password"));
+                ProbeTarget without = new ProbeTarget(guarded.host(), guarded.port(), url, Set.of(204, 407), TIMEOUT,
+                        false);
+
+                assertEquals(204, assertInstanceOf(ProbeResult.Success.class, trusting.probe(with)).status(), url + "");
+                assertEquals(FailureReason.ProxyAuthRequired, failure(trusting.probe(wrong)).reason(), url + "");
+                assertEquals(FailureReason.ProxyAuthRequired, failure(trusting.probe(without)).reason(),
+                        url + ": a 407 is never success, even when expectedStatus lists it");
+            }
+        }
     }
 
     @Test
@@ -138,6 +160,17 @@ class ConnectProberIT {
 
             own.start();
             assertInstanceOf(ProbeResult.Success.class, trusting.probe(through));
+        }
+    }
+
+    /** Waits, bounded, for Squid's access log to show {@code entry}: it writes a line when a transaction ends. */
+    private static void awaitLogged(String entry) throws Exception {
+        long end = System.nanoTime() + TIMEOUT.toNanos();
+        while (!Files.readString(squid.accessLog()).contains(entry)) {
+            if (System.nanoTime() - end > 0) {
+                throw new AssertionError("not in the access log: " + entry + "\n" + Files.readString(squid.accessLog()));
+            }
+            Thread.onSpinWait();
         }
     }
 

@@ -1,5 +1,8 @@
 package com.example.crawl.egress.health;
 
+import com.example.crawl.egress.api.ProxyCredentials;
+import com.example.crawl.egress.provider.PasswordFile;
+import com.example.crawl.egress.provider.SquidAccessRules;
 import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -12,6 +15,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
@@ -24,7 +28,8 @@ import java.util.stream.Stream;
  *
  * <p>The generated configuration caches nothing, allows only loopback clients, allows
  * {@code CONNECT} to any port (targets listen on random ports) and keeps every file it writes in
- * the given directory. Squid started as root drops to the {@code proxy} user, so the directory is
+ * the given directory; it demands credentials only when started with some. It is not the
+ * operator's configuration (that refuses loopback destinations, where these tests' targets are). Squid started as root drops to the {@code proxy} user, so the directory is
  * made writable by everyone and its ancestors under the temp directory traversable.
  *
  * <p>Not thread-safe: one test drives it. {@link #stop} kills the process (SIGKILL: a graceful
@@ -39,12 +44,14 @@ public final class Squid implements AutoCloseable {
     private final Path binary;
     private final Path dir;
     private final int port;
+    private final Optional<ProxyCredentials> credentials;
     private Process process;
 
-    private Squid(Path binary, Path dir, int port) {
+    private Squid(Path binary, Path dir, int port, Optional<ProxyCredentials> credentials) {
         this.binary = binary;
         this.dir = dir;
         this.port = port;
+        this.credentials = credentials;
     }
 
     /** The squid binary on the PATH or in /usr/sbin (where Debian puts it, often not on the PATH). */
@@ -67,10 +74,23 @@ public final class Squid implements AutoCloseable {
      *                               the message carries the end of its log
      */
     public static Squid start(Path dir) throws IOException {
+        return start(dir, Optional.empty());
+    }
+
+    /**
+     * The same, demanding Basic proxy authentication with {@code credentials} (a SHA-512-crypt
+     * password file, as the operator writes it), when given.
+     */
+    public static Squid start(Path dir, Optional<ProxyCredentials> credentials) throws IOException {
         Path binary = binary().orElseThrow(() -> new IllegalStateException("squid is not installed"));
         Files.createDirectories(dir);
-        Squid squid = new Squid(binary, dir, freePort());
+        Squid squid = new Squid(binary, dir, freePort(), credentials);
         squid.openUp();
+        if (credentials.isPresent()) {
+            Path passwords = Files.writeString(dir.resolve("passwd"),
+                    PasswordFile.content(credentials.get(), new SecureRandom()));
+            Files.setPosixFilePermissions(passwords, PosixFilePermissions.fromString("rw-r--r--")); // Squid's user reads it
+        }
         Files.writeString(dir.resolve("squid.conf"), squid.config());
         squid.start();
         return squid;
@@ -147,6 +167,10 @@ public final class Squid implements AutoCloseable {
                 "netdb_filename none",
                 "pinger_enable off",
                 "shutdown_lifetime 0 seconds",
+                credentials.isEmpty() ? "" : "auth_param basic program " + SquidAccessRules.DEFAULT_AUTH_HELPER + " "
+                        + dir.resolve("passwd"),
+                credentials.isEmpty() ? "" : "acl authenticated proxy_auth REQUIRED",
+                credentials.isEmpty() ? "" : "http_access deny !authenticated",
                 "http_access allow localhost",
                 "http_access deny all",
                 "");

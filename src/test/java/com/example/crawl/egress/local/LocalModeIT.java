@@ -23,14 +23,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
-import java.net.InetSocketAddress;
-import java.net.Socket;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.List;
 import java.util.Optional;
 
@@ -46,10 +43,8 @@ class LocalModeIT {
     Path tmp;
 
     @BeforeEach
-    void requireSquid() throws IOException {
+    void requireSquid() {
         ItRequirements.require("squid", LocalProvider.findSquid("squid").isPresent(), "apt-get install squid");
-        // Squid, switched to its own user when started as root, must reach into the test's directory.
-        Files.setPosixFilePermissions(tmp, java.nio.file.attribute.PosixFilePermissions.fromString("rwxr-xr-x"));
     }
 
     @Test
@@ -57,11 +52,23 @@ class LocalModeIT {
         try (LocalOperator op = LocalOperator.start(tmp.resolve("state"), freePort(), freePort())) {
             op.await(() -> healthyCount(op) == 3, "three healthy sample Proxies");
 
-            // A lease for a target, and a request through the proxy it names.
+            assertEquals("rwx------", PosixFilePermissions.toString(Files.getPosixFilePermissions(op.stateDir)),
+                    "the state directory is the user's alone");
+
+            // A lease for a target, and the README's request through the proxy it names: curl -x "$url".
             JsonNode lease = acquire(op, "{\"selector\":{\"region\":\"eu-west\"},\"target\":\"shop.test\"}", 201);
             assertEquals("local-eu", lease.at("/proxy/name").asText());
             URI proxy = URI.create(lease.at("/proxy/url").asText());
-            assertEquals(LocalTarget.GREETING, getThrough(proxy, "http://127.0.0.1:8091/"));
+            assertEquals(lease.at("/proxy/username").asText() + ":" + lease.at("/proxy/password").asText(),
+                    proxy.getUserInfo(), "the URL carries the lease's credentials");
+            assertEquals(LocalTarget.GREETING, curl("-x", proxy.toString(), "http://127.0.0.1:8091/"));
+            URI bare = new URI("http", null, proxy.getHost(), proxy.getPort(), null, null, null);
+            assertEquals("407", curl("-o", "/dev/null", "-w", "%{http_code}", "-x", bare.toString(),
+                    "http://127.0.0.1:8091/"), "no credentials, no proxy");
+            assertEquals("403", curl("-o", "/dev/null", "-w", "%{http_code}", "-x", proxy.toString(),
+                    "http://127.0.0.1:" + op.discoveryPort + "/healthz"), "nothing on loopback but the target");
+            assertFalse(op.call("GET", "/v1/proxies", null).body().toString()
+                    .contains(lease.at("/proxy/password").asText()), "a list never carries credentials");
 
             // banned for shop.test: the next lease for shop.test goes elsewhere, another site may still get it.
             assertEquals(204, op.call("POST", "/v1/leases/" + lease.get("leaseId").asText() + "/report",
@@ -117,8 +124,7 @@ class LocalModeIT {
         try (LocalOperator first = LocalOperator.start(state, freePort(), freePort())) {
             first.await(() -> healthyCount(first) == 3, "three healthy sample Proxies");
             orphans = first.squidPids();
-            first.process.destroyForcibly(); // kill -9: no shutdown hook runs
-            first.process.waitFor();
+            first.crash(); // kill -9: no shutdown hook runs
         }
         assertEquals(3, orphans.size());
         assertTrue(orphans.stream().allMatch(LocalOperator::alive), "kill -9 leaves the Squids running");
@@ -220,17 +226,14 @@ class LocalModeIT {
         }
     }
 
-    /** A GET of {@code url} through {@code proxy}; the body. */
-    private static String getThrough(URI proxy, String url) throws IOException {
-        try (Socket s = new Socket()) {
-            s.connect(new InetSocketAddress(proxy.getHost(), proxy.getPort()), 2000);
-            s.setSoTimeout(5000);
-            OutputStream out = s.getOutputStream();
-            out.write(("GET " + url + " HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
-                    .getBytes(StandardCharsets.US_ASCII));
-            InputStream in = s.getInputStream();
-            String response = new String(in.readAllBytes(), StandardCharsets.UTF_8);
-            return response.substring(response.indexOf("\r\n\r\n") + 4);
-        }
+    /** Runs curl as the README does, with a bounded time; its standard output. */
+    private static String curl(String... args) throws IOException, InterruptedException {
+        ItRequirements.require("curl", Files.isExecutable(Path.of("/usr/bin/curl")), "apt-get install curl");
+        List<String> command = new java.util.ArrayList<>(List.of("curl", "-s", "--max-time", "10"));
+        command.addAll(List.of(args));
+        Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        p.waitFor();
+        return out;
     }
 }

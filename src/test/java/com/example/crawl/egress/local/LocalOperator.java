@@ -36,6 +36,7 @@ final class LocalOperator implements AutoCloseable {
     final int discoveryPort;
     final int healthPort;
     final Process process;
+    private boolean squidsAbandoned;
     private final HttpClient http = HttpClient.newHttpClient();
 
     private LocalOperator(Path stateDir, Path output, int discoveryPort, int healthPort, Process process) {
@@ -146,6 +147,16 @@ final class LocalOperator implements AutoCloseable {
         return ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false);
     }
 
+    /**
+     * SIGKILL, as a crash would end it: no shutdown hook runs and its Squids live on, for the next
+     * operator on the same state directory to sweep ({@link #close} then leaves them to it).
+     */
+    void crash() throws InterruptedException {
+        squidsAbandoned = true;
+        process.destroyForcibly();
+        process.waitFor();
+    }
+
     /** SIGTERM, as Ctrl-C or Kubernetes stops it; the exit code. */
     int stop() throws InterruptedException {
         process.destroy();
@@ -160,13 +171,28 @@ final class LocalOperator implements AutoCloseable {
         return process.waitFor(WAIT.toSeconds(), TimeUnit.SECONDS) ? Optional.of(process.exitValue()) : Optional.empty();
     }
 
+    /**
+     * Stops the operator if it still runs (SIGTERM, then SIGKILL), then every Squid its state
+     * directory still records, by pid (unless it {@link #crash}ed on purpose): a test that failed
+     * half-way must not leave Squids holding the addresses the next test's instances will want.
+     */
     @Override
     public void close() {
-        process.destroyForcibly();
         try {
-            process.waitFor(10, TimeUnit.SECONDS);
+            process.destroy();
+            if (!process.waitFor(WAIT.toSeconds(), TimeUnit.SECONDS)) {
+                process.destroyForcibly();
+                process.waitFor(10, TimeUnit.SECONDS);
+            }
+            if (!squidsAbandoned) {
+                for (long pid : squidPids()) {
+                    ProcessHandle.of(pid).ifPresent(ProcessHandle::destroyForcibly);
+                }
+            }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
         }
     }
 }

@@ -1,7 +1,6 @@
 package com.example.crawl.egress.provider.kubernetes;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import com.example.crawl.egress.provider.TestCredentials;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.example.crawl.egress.api.InstanceName;
@@ -9,6 +8,7 @@ import com.example.crawl.egress.config.ProviderConfig;
 import com.example.crawl.egress.provider.CreateRequest;
 import com.example.crawl.egress.provider.EgressPolicy;
 import com.example.crawl.egress.provider.TargetStatus;
+import com.example.crawl.egress.provider.TestCredentials;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.time.Clock;
 import java.time.Duration;
@@ -53,8 +53,8 @@ class PodCheckIT {
         assertEquals(List.of(TargetStatus.ready("apiserver", DETAILS)), provider.check(in(Duration.ofSeconds(5))),
                 "no managed pod yet is still a successful list");
 
-        provider.create(new CreateRequest(InstanceName.fromUid("uid-1"), "uid-1", "crawlers", "eu-1", 3128, null, TestCredentials.ANY, null,
-                null, null));
+        provider.create(new CreateRequest(InstanceName.fromUid("uid-1"), "uid-1", "crawlers", "eu-1", 3128, null,
+                TestCredentials.ANY, null, null, null));
         assertEquals(List.of(TargetStatus.ready("apiserver", DETAILS)), provider.check(in(Duration.ofSeconds(5))));
     }
 

@@ -1,7 +1,6 @@
 package com.example.crawl.egress.provider.kubernetes;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import com.example.crawl.egress.provider.TestCredentials;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -14,6 +13,7 @@ import com.example.crawl.egress.provider.EgressPolicy;
 import com.example.crawl.egress.provider.Instance;
 import com.example.crawl.egress.provider.InstanceState;
 import com.example.crawl.egress.provider.ProviderException;
+import com.example.crawl.egress.provider.TestCredentials;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import java.time.Clock;
@@ -37,7 +37,8 @@ class PodProviderIT {
     @BeforeEach
     void start() {
         api = PodApi.start();
-        provider = new PodProvider(api.client(), OWN_NAMESPACE, EgressPolicy.DEFAULT, PodProvider.REQUEST_TIMEOUT, Clock.systemUTC());
+        provider = new PodProvider(api.client(), OWN_NAMESPACE, EgressPolicy.DEFAULT, PodProvider.REQUEST_TIMEOUT,
+                Clock.systemUTC());
     }
 
     @AfterEach
@@ -46,7 +47,8 @@ class PodProviderIT {
     }
 
     private static CreateRequest request(String namespace, String proxyName, String uid) {
-        return new CreateRequest(InstanceName.fromUid(uid), uid, namespace, proxyName, 3128, null, TestCredentials.ANY, null, null, null);
+        return new CreateRequest(InstanceName.fromUid(uid), uid, namespace, proxyName, 3128, null, TestCredentials.ANY,
+                null, null, null);
     }
 
     private static String podPath(String namespace, String name) {
@@ -140,7 +142,8 @@ class PodProviderIT {
     @Test
     void shouldRefuseToAdoptAPodOfTheSameNameThatBelongsToAnotherOwner() throws Exception {
         CreateRequest mine = request("crawlers", "eu-1", "uid-1");
-        CreateRequest theirs = new CreateRequest(mine.name(), "uid-2", "crawlers", "eu-1", 3128, null, TestCredentials.ANY, null, null, null);
+        CreateRequest theirs = new CreateRequest(mine.name(), "uid-2", "crawlers", "eu-1", 3128, null,
+                TestCredentials.ANY, null, null, null);
         provider.create(theirs);
 
         ProviderException.Permanent e = assertThrows(ProviderException.Permanent.class, () -> provider.create(mine));

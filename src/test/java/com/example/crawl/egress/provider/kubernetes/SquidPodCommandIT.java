@@ -1,134 +1,131 @@
 package com.example.crawl.egress.provider.kubernetes;
 
+import static com.example.crawl.egress.NetnsLab.CGNAT;
+import static com.example.crawl.egress.NetnsLab.LOOPBACK;
+import static com.example.crawl.egress.NetnsLab.METADATA;
+import static com.example.crawl.egress.NetnsLab.PRIVATE;
+import static com.example.crawl.egress.NetnsLab.PUBLIC;
+import static com.example.crawl.egress.NetnsLab.UNIQUE_LOCAL;
+import static com.example.crawl.egress.NetnsLab.UNSERVED;
+import static com.example.crawl.egress.NetnsLab.answerFrom;
+import static com.example.crawl.egress.NetnsLab.url;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import com.example.crawl.egress.ItRequirements;
-import com.example.crawl.egress.health.Squid;
+import com.example.crawl.egress.Hardening;
+import com.example.crawl.egress.LabSquid;
+import com.example.crawl.egress.NetnsLab;
+import com.example.crawl.egress.ProxyReply;
+import com.example.crawl.egress.api.ProxyCredentials;
 import com.example.crawl.egress.provider.EgressPolicy;
-import com.sun.net.httpserver.HttpServer;
-import java.io.BufferedReader;
-import java.io.IOException;
-import java.io.InputStreamReader;
-import java.io.OutputStream;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
-import java.net.ServerSocket;
-import java.net.Socket;
-import java.nio.charset.StandardCharsets;
+import com.example.crawl.egress.provider.PasswordFile;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
+import java.security.SecureRandom;
+import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Runs the pod's container command, as {@link PodTemplate} writes it, against this machine's
- * real Squid: no cluster here can pull the image, but the command, the configuration it writes
- * and Squid's reading of it can be proven. Debian's Squid (5.7) stands in for the image's 6.6;
- * the configuration uses nothing newer than either.
+ * The pod's container command and configuration, as {@link PodTemplate} writes them, run by this
+ * machine's real Squid the way the pod spec runs it: as uid 13 with no capabilities, no privilege
+ * escalation, a read-only root and only {@code /tmp} (the emptyDir) and {@code /dev/shm} writable,
+ * inside a network namespace of its own ({@link NetnsLab}) where every address the rules refuse
+ * has a server that would answer. No cluster here can pull the image; Debian's Squid (5.7)
+ * stands in for the image's 6.6, and the configuration uses nothing newer than either.
  */
 class SquidPodCommandIT {
 
-    private static final Duration START_WAIT = Duration.ofSeconds(20);
+    private static final int PORT = 3128;
+    private static final ProxyCredentials CRAWLER = ProxyCredentials.generate(new SecureRandom());
+    private static final ProxyCredentials WRONG = new ProxyCredentials(CRAWLER.username(), "not-the-password");
+    /** The cluster's Service CIDR in this test: the unserved public address stands for it. */
+    private static final EgressPolicy POLICY = new EgressPolicy(List.of(UNSERVED + "/32"), List.of("443"), List.of());
+    /** Where the lab stages the test's files, as the Secret volume would mount the password file. */
+    private static final String PASSWORD_FILE = Hardening.pod().stage() + "/passwd";
 
     @TempDir
-    Path dir;
-    private Process squid;
-    private HttpServer target;
-    private final Map<String, String> targetSaw = new ConcurrentHashMap<>();
+    static Path dir;
+    private static NetnsLab lab;
+    private static LabSquid squid;
+    private static String config;
 
-    @BeforeEach
-    void startTarget() throws IOException {
-        target = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
-        target.createContext("/", exchange -> {
-            exchange.getRequestHeaders().forEach((k, v) -> targetSaw.put(k.toLowerCase(), String.join(",", v)));
-            exchange.sendResponseHeaders(204, -1);
-            exchange.close();
-        });
-        target.start();
+    @BeforeAll
+    static void start() throws Exception {
+        lab = NetnsLab.create();
+        Files.writeString(dir.resolve("passwd"), PasswordFile.content(CRAWLER, new SecureRandom()));
+        config = PodTemplate.squidConfig(PORT, POLICY, PASSWORD_FILE);
+        squid = lab.startProxy(PodTemplate.command(PodTemplate.CONFIG_FILE), Map.of(PodTemplate.CONFIG_ENV, config),
+                dir, PORT, Hardening.pod());
     }
 
-    @AfterEach
-    void stop() throws InterruptedException {
-        if (squid != null) {
-            squid.destroyForcibly();
-            squid.waitFor(10, TimeUnit.SECONDS);
+    @AfterAll
+    static void stop() {
+        if (lab != null) {
+            lab.close();
         }
-        target.stop(0);
     }
 
     @Test
-    void shouldListenOnTheProxysPortAndForwardWithoutNamingTheClient() throws Exception {
-        int port = freePort();
-        Path config = dir.resolve("egress-proxy.conf");
+    void shouldRunOnTheConfigurationTheCommandWritesFromTheEnvironment() throws Exception {
+        assertEquals(config + "\n", Files.readString(squid.view(PodTemplate.CONFIG_FILE)), "written as is");
+    }
 
-        start(port, config);
+    @Test
+    void shouldDemandTheProxysCredentials() {
+        ProxyReply anonymous = lab.request(squid, url(PUBLIC, 80));
+        assertEquals(407, anonymous.status(), anonymous + "\n" + squid.output());
+        assertEquals(407, lab.request(squid, url(PUBLIC, 80), WRONG).status());
+        assertEquals(407, lab.tunnel(squid, url(PUBLIC, 443)).connectStatus());
 
-        assertEquals(PodTemplate.squidConfig(port, EgressPolicy.DEFAULT, "passwd") + "\n", Files.readString(config), "the command writes the env as is");
-        assertEquals("HTTP/1.1 204 No Content", requestThrough(port, "http://127.0.0.1:" + target.getAddress().getPort() + "/"));
-        assertFalse(targetSaw.containsKey("x-forwarded-for"), targetSaw.toString());
-        assertFalse(targetSaw.containsKey("via"), targetSaw.toString());
+        ProxyReply crawl = lab.request(squid, url(PUBLIC, 80), CRAWLER);
+        assertEquals(200, crawl.status(), crawl + "\n" + squid.output());
+        assertEquals(answerFrom(PUBLIC, 80), crawl.body());
+        ProxyReply https = lab.tunnel(squid, url(PUBLIC, 443), CRAWLER);
+        assertEquals(200, https.connectStatus(), https.toString());
+        assertEquals(answerFrom(PUBLIC, 443), https.body());
+    }
+
+    @Test
+    void shouldRefuseEveryInsideDestinationEvenWithCredentials() {
+        for (String address : List.of(LOOPBACK, METADATA, PRIVATE, CGNAT, UNIQUE_LOCAL, UNSERVED)) {
+            ProxyReply denied = lab.request(squid, url(address, 80), CRAWLER);
+            assertEquals(403, denied.status(), address + ": " + denied);
+            assertEquals("ERR_ACCESS_DENIED 0", denied.squidError(), address + ": " + denied);
+        }
+        assertEquals(403, lab.request(squid, "http://[::ffff:127.0.0.1]:80/", CRAWLER).status(), "IPv4-mapped loopback");
+        assertEquals(403, lab.request(squid, "http://2130706433:80/", CRAWLER).status(), "loopback as one number");
+    }
+
+    @Test
+    void shouldTunnelOnlyToTheConfiguredPorts() {
+        ProxyReply ssh = lab.tunnel(squid, url(PUBLIC, 22), CRAWLER);
+
+        assertEquals(403, ssh.connectStatus(), ssh.toString());
+        assertEquals(403, lab.tunnel(squid, url(METADATA, 443), CRAWLER).connectStatus(), "an inside address on 443");
     }
 
     @Test
     void shouldRefuseTheCacheManager() throws Exception {
-        int port = freePort();
+        String host = Files.readString(Path.of("/proc/sys/kernel/hostname")).strip(); // Squid's own name here
+        ProxyReply proxied = lab.request(squid, "http://" + host + ":" + PORT + "/squid-internal-mgr/info", CRAWLER);
 
-        start(port, dir.resolve("egress-proxy.conf"));
-
-        assertTrue(requestThrough(port, "http://127.0.0.1:" + port + "/squid-internal-mgr/info").startsWith("HTTP/1.1 403"));
+        assertEquals(403, proxied.status(), proxied.toString());
+        assertEquals(403, lab.direct("http://127.0.0.1:" + PORT + "/squid-internal-mgr/info").status());
     }
 
-    /** Starts the container command as the pod would, with Squid's directory on the PATH. */
-    private void start(int port, Path config) throws IOException, InterruptedException {
-        Path binary = Squid.binary().orElse(null);
-        ItRequirements.require("squid", binary != null, "apt-get install squid");
-        ProcessBuilder pb = new ProcessBuilder(PodTemplate.command(config.toString()));
-        pb.environment().put(PodTemplate.CONFIG_ENV, PodTemplate.squidConfig(port, EgressPolicy.DEFAULT, "passwd"));
-        pb.environment().put("PATH", binary.getParent() + ":" + pb.environment().getOrDefault("PATH", "/usr/bin:/bin"));
-        squid = pb.redirectErrorStream(true).redirectOutput(dir.resolve("squid.out").toFile()).start();
-        long end = System.nanoTime() + START_WAIT.toNanos();
-        while (!accepts(port)) {
-            if (squid.waitFor(25, TimeUnit.MILLISECONDS) || System.nanoTime() - end > 0) { // doubles as the poll interval
-                throw new AssertionError("squid did not listen on " + port + ":\n" + Files.readString(dir.resolve("squid.out")));
-            }
-        }
-    }
+    @Test
+    void shouldForwardWithoutNamingTheClientOrItself() {
+        ProxyReply headers = lab.request(squid, url(PUBLIC, 80) + NetnsLab.HEADERS_PATH.substring(1), CRAWLER);
 
-    /** Sends one absolute-URI GET through the proxy and returns the status line. */
-    private static String requestThrough(int proxyPort, String url) throws IOException {
-        try (Socket s = new Socket(InetAddress.getLoopbackAddress(), proxyPort)) {
-            s.setSoTimeout(10_000);
-            OutputStream out = s.getOutputStream();
-            out.write(("GET " + url + " HTTP/1.1\r\nHost: " + url.split("/")[2] + "\r\nConnection: close\r\n\r\n")
-                    .getBytes(StandardCharsets.US_ASCII));
-            out.flush();
-            String status = new BufferedReader(new InputStreamReader(s.getInputStream(), StandardCharsets.ISO_8859_1)).readLine();
-            assertNotNull(status, "the proxy closed without an answer");
-            return status;
-        }
-    }
-
-    private static boolean accepts(int port) {
-        try (Socket s = new Socket()) {
-            s.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 200);
-            return true;
-        } catch (IOException e) {
-            return false;
-        }
-    }
-
-    private static int freePort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return s.getLocalPort();
-        }
+        assertEquals(200, headers.status(), headers.toString());
+        assertFalse(headers.body().contains("via"), headers.body());
+        assertFalse(headers.body().contains("x-forwarded-for"), headers.body());
+        assertFalse(headers.body().contains("proxy-authorization"), "credentials stay with the proxy: " + headers.body());
+        assertTrue(headers.body().contains("host"), headers.body());
     }
 }
