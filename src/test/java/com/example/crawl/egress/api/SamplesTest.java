@@ -86,6 +86,24 @@ class SamplesTest {
         }
     }
 
+    @Test
+    void shouldShipALabelledSecretWithTheKeysOfEveryCredentialsSecretRef() {
+        List<Endpoint.CredentialsSecretRef> refs = sampleProxies().map(Named::getPayload).map(SamplesTest::toProxy)
+                .map(p -> p.getSpec().endpoint()).filter(Objects::nonNull)
+                .map(Endpoint::credentialsSecretRef).filter(Objects::nonNull).toList();
+        assertFalse(refs.isEmpty(), "some sample should name its credentials");
+
+        for (Endpoint.CredentialsSecretRef ref : refs) {
+            Map<String, Object> secret = sampleDocuments()
+                    .filter(d -> "Secret".equals(d.get("kind")) && ref.name().equals(JsonValues.at(d, "metadata.name")))
+                    .findFirst().orElseThrow(() -> new AssertionError("no sample Secret " + ref.name()));
+            Map<String, Object> labels = JsonValues.asMap(JsonValues.at(secret, "metadata.labels"));
+            assertEquals("true", labels.get(Proxy.CREDENTIALS_SECRET_LABEL), () -> ref.name() + " lacks the label");
+            Map<String, Object> data = JsonValues.asMap(secret.get("stringData"));
+            assertTrue(data.containsKey(ref.usernameKey()) && data.containsKey(ref.passwordKey()), ref::toString);
+        }
+    }
+
     /** A spec both the CRD and {@link SpecRules} reject, with what each says. */
     record Rejected(String spec, String crdSays, String specRulesSays) {
         @Override

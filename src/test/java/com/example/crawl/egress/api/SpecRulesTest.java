@@ -28,7 +28,8 @@ class SpecRulesTest {
     @Test
     void shouldNameEachBrokenRule() {
         assertOnly(managed("", null, null, null), "spec.provider: required when mode is Managed");
-        assertOnly(managed("k", new Endpoint("h", 1, null), null, null), "spec.endpoint: forbidden when mode is Managed");
+        assertOnly(managed("k", new Endpoint("h", 1, null), null, null),
+                "spec.endpoint: forbidden when mode is Managed");
         assertOnly(managed("k", null, new CloudInit("x", new CloudInit.SecretKeyRef("s", "k")), null),
                 "spec.cloudInit: exactly one of userData and secretRef must be set");
         assertOnly(managed("k", null, null, new HealthCheck(null, null, 5, 6, null, null, null)),
@@ -38,6 +39,18 @@ class SpecRulesTest {
         List<String> v = SpecRules.violations(external);
         assertTrue(v.contains("spec.endpoint: host and port are required when mode is External"), v.toString());
         assertTrue(v.contains("spec.cloudInit: forbidden when mode is External"), v.toString());
+    }
+
+    @Test
+    void shouldRequireTheNameOfACredentialsSecretAnExternalProxyRefersTo() {
+        ProxySpec nameless = new ProxySpec(Mode.External, null, null, null, null, null, null, null, null,
+                new Endpoint("squid.example.net", 3128, new Endpoint.CredentialsSecretRef(" ", null, null)), null);
+        ProxySpec named = new ProxySpec(Mode.External, null, null, null, null, null, null, null, null,
+                new Endpoint("squid.example.net", 3128, new Endpoint.CredentialsSecretRef("partner", null, null)), null);
+
+        assertOnly(nameless, "spec.endpoint.credentialsSecretRef.name: required");
+        assertEquals(List.of(), SpecRules.violations(named));
+        assertEquals("username", named.endpoint().credentialsSecretRef().usernameKey(), "the CRD's default");
     }
 
     @Test
