@@ -81,6 +81,7 @@ class OperatorConfigTest {
         "--provider-check-interval=5s | invalid value \"5s\" for flag --provider-check-interval: must be 0 (off) or at least 10s",
         "--default-lease-ttl=2h | invalid value \"2h\" for flag --default-lease-ttl: must not exceed --max-lease-ttl (1h)",
         "--leader-election-renew-deadline=20s | invalid value \"20s\" for flag --leader-election-renew-deadline: must be shorter than --leader-election-lease-duration",
+        "--drift-poll=9000000000000000000h | invalid value \"9000000000000000000h\" for flag --drift-poll: number too large",
         "--no-such-flag=1 | unknown flag --no-such-flag (see --help)",
         "--proxy-namespace | flag --proxy-namespace needs a value: write --proxy-namespace=VALUE",
         "-v | unexpected argument \"-v\": flags are written --name=value",
