@@ -48,8 +48,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The composition root: flags, then logging, then every component built with {@code new} and
- * wired by constructor, top to bottom, then started; shutdown runs in reverse.
+ * The composition root: flags, then logging and the JDK HTTP server's limits, then every component
+ * built with {@code new} and wired by constructor, top to bottom, then started; shutdown runs in
+ * reverse.
  *
  * <p>Exit codes: 0 after {@code --help} or a clean shutdown, 2 for bad configuration (one line
  * on stderr naming the problem), 1 when the operator cannot run.
@@ -86,6 +87,8 @@ public final class Main {
             return EXIT_USAGE;
         }
         LogSetup.configure(config.logging().format(), config.logging().level(), out, Clock.systemUTC());
+        // JVM-wide and read once: before anything creates an HttpServer (local mode's probe target is the first).
+        JdkHttpServerLimits.apply(config.discovery());
         Logger log = LoggerFactory.getLogger(Main.class);
         try {
             if (config.local()) {

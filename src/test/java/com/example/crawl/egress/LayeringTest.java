@@ -53,6 +53,7 @@ class LayeringTest {
         assertEquals(1, check(source(BASE + ".health", "import java.net.http.HttpClient;")).size());
         assertEquals(1, check(source(BASE + ".config", "import " + BASE + ".controller.ProxyReconciler;")).size());
         assertEquals(1, check(source(BASE + ".queue", "import " + BASE + ".Main;")).size());
+        assertEquals(1, check(source(BASE + ".discovery", "import " + BASE + ".JdkHttpServerLimits;")).size());
         assertEquals(1, check(source(BASE + ".queue", "import " + BASE + ".api.Proxy;")).size());
         assertEquals(1, check(source(BASE + ".provider", "import " + BASE + ".controller.ProxyReconciler;")).size());
         assertEquals(1, check(source(BASE + ".provider", "import " + BASE + ".provider.kvm.KvmProvider;")).size());
@@ -110,6 +111,9 @@ class LayeringTest {
         }
         if (!pkg.equals(BASE) && dep.equals(BASE + ".Main")) {
             return "only Main knows Main";
+        }
+        if (!pkg.equals(BASE) && dep.equals(BASE + ".JdkHttpServerLimits")) {
+            return "JVM-wide server limits are set by the composition root alone";
         }
         if (pkg.startsWith(BASE + ".health") && dep.startsWith("java.net.http")) {
             return "the prober speaks raw sockets";

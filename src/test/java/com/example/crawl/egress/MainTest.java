@@ -22,10 +22,14 @@ class MainTest {
     private final ByteArrayOutputStream out = new ByteArrayOutputStream();
     private final ByteArrayOutputStream err = new ByteArrayOutputStream();
 
-    /** Main points process-wide logging at this test's buffer; give later tests the default back. */
+    /**
+     * Main points process-wide logging at this test's buffer and sets the JDK HTTP server's limits;
+     * give later tests the defaults back.
+     */
     @AfterEach
-    void restoreLogging() {
+    void restoreProcessWideState() {
         LogSetup.configure(LogFormat.JSON, Level.INFO);
+        JdkHttpServerLimits.clear();
     }
 
     private int run(Map<String, String> env, String... args) {
@@ -52,6 +56,17 @@ class MainTest {
         assertEquals(2, run(Map.of("DISCOVERY_TOKEN", "t"), "--max-concurrent-reconciles=-1"));
         assertEquals("egress-proxies-operator: invalid value \"-1\" for flag --max-concurrent-reconciles: "
                 + "must be between 1 and 256\n", err());
+    }
+
+    @Test
+    void shouldSetTheJdkHttpServerLimitsFromTheFlagsBeforeStarting(@TempDir Path dir) throws Exception {
+        Path file = dir.resolve("providers.yaml");
+        Files.writeString(file, "providers: [{name: gcp-eu, type: gcp}]\n");
+        assertEquals(2, run(Map.of("DISCOVERY_TOKEN", "t"), "--providers-config=" + file,
+                "--discovery-max-connections=600", "--discovery-request-timeout=2s", "--discovery-idle-timeout=1m"));
+        assertEquals("600", System.getProperty("jdk.httpserver.maxConnections"));
+        assertEquals("2", System.getProperty("sun.net.httpserver.maxReqTime"));
+        assertEquals("60", System.getProperty("sun.net.httpserver.idleInterval"));
     }
 
     @Test

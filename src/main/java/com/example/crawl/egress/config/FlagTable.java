@@ -31,6 +31,14 @@ final class FlagTable {
                 .define("metrics-address", ":8080", "listen address of /metrics, or 0 to turn it off")
                 .define("health-address", ":8081", "listen address of /healthz and /readyz, or 0 to turn it off")
                 .define("discovery-address", ":8090", "listen address of the discovery and lease API")
+                .define("discovery-max-connections", "1024", "open discovery connections at most; one more is "
+                        + "accepted and closed at once. Keep it above the slow or idle clients you expect: each holds "
+                        + "a slot until --discovery-request-timeout or --discovery-idle-timeout ends it. These three "
+                        + "limits also apply to the health listener")
+                .define("discovery-request-timeout", "10s", "time a client has to send a request's head and body "
+                        + "from its first byte, and the server to write the answer; whole seconds")
+                .define("discovery-idle-timeout", "30s", "how long a keep-alive connection may wait for its next "
+                        + "request; whole seconds")
                 .define("max-concurrent-reconciles", "3", "reconcile workers")
                 .define("provisioning-poll", "10s", "requeue interval while an instance is being created")
                 .define("deletion-poll", "5s", "requeue interval while an instance is being deleted")

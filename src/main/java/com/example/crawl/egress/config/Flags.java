@@ -109,18 +109,18 @@ final class Flags {
         Duration total = Duration.ZERO;
         int end = 0;
         while (m.find() && m.start() == end) {
-            long n;
             try {
-                n = Long.parseLong(m.group(1));
-            } catch (NumberFormatException e) {
+                long n = Long.parseLong(m.group(1));
+                total = total.plus(switch (m.group(2)) {
+                    case "ms" -> Duration.ofMillis(n);
+                    case "s" -> Duration.ofSeconds(n);
+                    case "m" -> Duration.ofMinutes(n);
+                    default -> Duration.ofHours(n);
+                });
+            } catch (NumberFormatException | ArithmeticException e) {
+                // A number past a long, or hours past what a Duration holds.
                 throw invalid(name, v, "number too large");
             }
-            total = total.plus(switch (m.group(2)) {
-                case "ms" -> Duration.ofMillis(n);
-                case "s" -> Duration.ofSeconds(n);
-                case "m" -> Duration.ofMinutes(n);
-                default -> Duration.ofHours(n);
-            });
             end = m.end();
         }
         if (end == 0 || end != v.length()) {

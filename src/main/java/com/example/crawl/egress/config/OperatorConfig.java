@@ -77,15 +77,29 @@ public record OperatorConfig(
     public record Leases(Duration defaultTtl, Duration maxTtl, Duration cooldownWindow, Duration sweepInterval) { }
 
     /**
-     * Discovery API authentication. {@code token} is empty when none is configured; that is
-     * accepted only with {@code allowUnauthenticated} (or in local mode, which generates one).
+     * Discovery API authentication and connection limits. {@code token} is empty when none is
+     * configured; that is accepted only with {@code allowUnauthenticated} (or in local mode, which
+     * generates one). The two timeouts are whole seconds of at least one, because the JDK HTTP
+     * server that enforces them counts in seconds.
+     *
+     * @param maxConnections connections open at once; one more is closed as soon as it is accepted
+     * @param requestTimeout time from a request's first byte until its body has been read, and
+     *                       again from then until the answer has been written
+     * @param idleTimeout    time a keep-alive connection may wait for its next request
      */
-    public record Discovery(String token, boolean allowUnauthenticated) {
+    public record Discovery(String token, boolean allowUnauthenticated, int maxConnections, Duration requestTimeout,
+            Duration idleTimeout) {
         /** Never prints the token. */
         @Override
         public String toString() {
             return "Discovery[token=" + (token.isEmpty() ? "<none>" : "<redacted>")
-                    + ", allowUnauthenticated=" + allowUnauthenticated + "]";
+                    + ", allowUnauthenticated=" + allowUnauthenticated + ", maxConnections=" + maxConnections
+                    + ", requestTimeout=" + requestTimeout + ", idleTimeout=" + idleTimeout + "]";
+        }
+
+        /** This config with another token. */
+        Discovery withToken(String other) {
+            return new Discovery(other, allowUnauthenticated, maxConnections, requestTimeout, idleTimeout);
         }
     }
 
@@ -143,8 +157,7 @@ public record OperatorConfig(
     /** This config with another discovery token (local mode generates one when none is set). */
     public OperatorConfig withDiscoveryToken(String token) {
         return new OperatorConfig(local, localStateDir, localSquid, proxyNamespace, providersConfig, leaderElection,
-                endpoints, reconcile, gc, providerChecks, leases, new Discovery(token, discovery.allowUnauthenticated()),
-                egress, probes, logging);
+                endpoints, reconcile, gc, providerChecks, leases, discovery.withToken(token), egress, probes, logging);
     }
 
     /** The {@code --help} text. */
@@ -231,7 +244,8 @@ public record OperatorConfig(
             throw new ConfigException(DISCOVERY_TOKEN_ENV + " is not set: set it to the bearer token crawler "
                     + "clients will send, or pass --discovery-allow-unauthenticated to serve discovery without one");
         }
-        return new Discovery(token, open);
+        return new Discovery(token, open, f.integer("discovery-max-connections", 1, 1_000_000),
+                wholeSeconds(f, "discovery-request-timeout"), wholeSeconds(f, "discovery-idle-timeout"));
     }
 
     private static Logging logging(Flags f) throws ConfigException {
@@ -243,6 +257,19 @@ public record OperatorConfig(
 
     private static Optional<InetSocketAddress> optionalAddress(Flags f, String name) throws ConfigException {
         return f.string(name).equals("0") ? Optional.empty() : Optional.of(f.address(name));
+    }
+
+    /**
+     * A duration the JDK HTTP server reads in whole seconds, from 1s to 1h: it would drop a
+     * fraction and take 0 as "no limit"; the upper bound keeps far from the overflow of its
+     * conversion to milliseconds, which it would also take as "no limit".
+     */
+    private static Duration wholeSeconds(Flags f, String name) throws ConfigException {
+        Duration d = f.duration(name);
+        if (d.toNanosPart() != 0 || d.compareTo(Duration.ofSeconds(1)) < 0 || d.compareTo(Duration.ofHours(1)) > 0) {
+            throw Flags.invalid(name, f.string(name), "must be a whole number of seconds from 1s to 1h");
+        }
+        return d;
     }
 
     private static Duration positive(Flags f, String name) throws ConfigException {

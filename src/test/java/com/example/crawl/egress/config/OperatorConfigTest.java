@@ -44,6 +44,9 @@ class OperatorConfigTest {
         assertEquals(Duration.ofMinutes(10), c.gc().interval());
         assertEquals(Duration.ofMinutes(1), c.providerChecks().interval());
         assertEquals(Duration.ofHours(1), c.leases().maxTtl());
+        assertEquals(1024, c.discovery().maxConnections());
+        assertEquals(Duration.ofSeconds(10), c.discovery().requestTimeout());
+        assertEquals(Duration.ofSeconds(30), c.discovery().idleTimeout());
         assertEquals("http://connectivitycheck.gstatic.com/generate_204", c.probes().defaultUrl().toString());
         assertEquals(new OperatorConfig.Logging(LogFormat.JSON, Level.INFO), c.logging());
     }
@@ -81,6 +84,14 @@ class OperatorConfigTest {
         "--provider-check-interval=5s | invalid value \"5s\" for flag --provider-check-interval: must be 0 (off) or at least 10s",
         "--default-lease-ttl=2h | invalid value \"2h\" for flag --default-lease-ttl: must not exceed --max-lease-ttl (1h)",
         "--leader-election-renew-deadline=20s | invalid value \"20s\" for flag --leader-election-renew-deadline: must be shorter than --leader-election-lease-duration",
+        "--drift-poll=9000000000000000000h | invalid value \"9000000000000000000h\" for flag --drift-poll: number too large",
+        "--discovery-max-connections=0 | invalid value \"0\" for flag --discovery-max-connections: must be between 1 and 1000000",
+        "--discovery-max-connections=many | invalid value \"many\" for flag --discovery-max-connections: not an integer",
+        "--discovery-request-timeout=1500ms | invalid value \"1500ms\" for flag --discovery-request-timeout: must be a whole number of seconds from 1s to 1h",
+        "--discovery-request-timeout=500ms | invalid value \"500ms\" for flag --discovery-request-timeout: must be a whole number of seconds from 1s to 1h",
+        "--discovery-request-timeout=0 | invalid value \"0\" for flag --discovery-request-timeout: must be a whole number of seconds from 1s to 1h",
+        "--discovery-idle-timeout=1h1s | invalid value \"1h1s\" for flag --discovery-idle-timeout: must be a whole number of seconds from 1s to 1h",
+        "--discovery-idle-timeout=30 | invalid value \"30\" for flag --discovery-idle-timeout: expected a duration such as 500ms, 10s, 5m or 1h30m",
         "--no-such-flag=1 | unknown flag --no-such-flag (see --help)",
         "--proxy-namespace | flag --proxy-namespace needs a value: write --proxy-namespace=VALUE",
         "-v | unexpected argument \"-v\": flags are written --name=value",
@@ -145,10 +156,30 @@ class OperatorConfigTest {
     }
 
     @Test
+    void shouldTakeDiscoveryLimitsInWholeSeconds() throws ConfigException {
+        OperatorConfig.Discovery d = parse("--discovery-max-connections=1", "--discovery-request-timeout=2000ms",
+                "--discovery-idle-timeout=1h").discovery();
+        assertEquals(1, d.maxConnections());
+        assertEquals(Duration.ofSeconds(2), d.requestTimeout());
+        assertEquals(Duration.ofHours(1), d.idleTimeout());
+        assertEquals(Duration.ofSeconds(1), parse("--discovery-request-timeout=1s").discovery().requestTimeout());
+    }
+
+    @Test
+    void shouldKeepDiscoveryLimitsWhenLocalModeSetsItsToken() throws ConfigException {
+        OperatorConfig c = OperatorConfig.parse(List.of("--local", "--discovery-max-connections=7"), Map.of())
+                .withDiscoveryToken("generated");
+        assertEquals("generated", c.discovery().token());
+        assertEquals(7, c.discovery().maxConnections());
+    }
+
+    @Test
     void shouldNeverPrintTheToken() throws ConfigException {
         OperatorConfig c = parse();
         assertEquals("s3cr3t-token", c.discovery().token());
         assertFalse(c.toString().contains("s3cr3t-token"), c.toString());
+        assertTrue(c.discovery().toString().contains("token=<redacted>, allowUnauthenticated=false, "
+                + "maxConnections=1024, requestTimeout=PT10S, idleTimeout=PT30S"), c.discovery().toString());
     }
 
     @Test
@@ -185,7 +216,8 @@ class OperatorConfigTest {
                 "health-address", "discovery-address", "max-concurrent-reconciles", "provisioning-poll",
                 "deletion-poll", "drift-poll", "quota-retry", "gc-interval", "gc-min-age", "gc-allow-namespaced",
                 "provider-check-interval", "provider-check-timeout", "max-lease-ttl", "cooldown-window",
-                "default-probe-url", "max-concurrent-probes", "log-format", "log-level")) {
+                "default-probe-url", "max-concurrent-probes", "log-format", "log-level", "discovery-max-connections",
+                "discovery-request-timeout", "discovery-idle-timeout")) {
             assertTrue(help.contains("  --" + flag), flag);
         }
         assertTrue(help.contains("(default 3)"));

@@ -51,7 +51,7 @@ public final class DiscoveryBenchmark {
     private static final String TOKEN = "benchmark-token-0123456789";
     private static final int CONNECTIONS = 64;
     /** Every proxy's credentials: each lease answer carries them, as in production. */
-    private static final ProxyCredentials CREDENTIALS = new ProxyCredentials("crawler-0a1b2c3d4e5f",
+    static final ProxyCredentials CREDENTIALS = new ProxyCredentials("crawler-0a1b2c3d4e5f",
             "S3cr3t-S3cr3t-S3cr3t-S3cr3t-S3cr3");
 
     private DiscoveryBenchmark() {

@@ -187,7 +187,8 @@ class LocalModeIT {
         assertTrue(plain.get(0).contains(fragment), plain.get(0));
     }
 
-    private static int healthyCount(LocalOperator op) {
+    /** Healthy Proxies as the discovery API lists them, or -1 when it does not answer. */
+    static int healthyCount(LocalOperator op) {
         try {
             LocalOperator.Reply r = op.call("GET", "/v1/proxies?healthy=true", null);
             return r.status() == 200 ? r.body().get("count").asInt() : -1;
