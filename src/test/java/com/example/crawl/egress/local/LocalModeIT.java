@@ -49,7 +49,8 @@ class LocalModeIT {
 
     @Test
     void shouldLendWorkingProxiesAndCleanUpAfterThemselves() throws Exception {
-        try (LocalOperator op = LocalOperator.start(tmp.resolve("state"), freePort(), freePort())) {
+        // At DEBUG, so that the check that no line carries a proxy's password covers every logger.
+        try (LocalOperator op = LocalOperator.start(tmp.resolve("state"), freePort(), freePort(), "--log-level=debug")) {
             op.await(() -> healthyCount(op) == 3, "three healthy sample Proxies");
 
             assertEquals("rwx------", PosixFilePermissions.toString(Files.getPosixFilePermissions(op.stateDir)),
@@ -114,6 +115,9 @@ class LocalModeIT {
                 assertFalse(alive(pid), "Squid " + pid + " outlived a clean shutdown");
             }
             assertFalse(op.log().contains("\"level\":\"error\""), op.log());
+            String password = lease.at("/proxy/password").asText();
+            assertFalse(op.log().contains(password) || op.log().contains(proxy.getRawUserInfo()),
+                    "a proxy's password in the operator's output");
         }
     }
 
