@@ -13,7 +13,8 @@ public enum Phase {
     /**
      * Derives the phase: deletion wins; then a permanent error; a running instance is Ready or
      * Unhealthy once probes gave a verdict and Provisioning until they do; waiting on quota, on a
-     * cloud-init Secret or on a usable credentials Secret is Pending, as is an object nothing has happened to yet.
+     * cloud-init Secret or on a usable credentials Secret is Pending, as is an object nothing has
+     * happened to yet.
      */
     public static Phase of(boolean deleting, List<Condition> conditions) {
         if (deleting) {

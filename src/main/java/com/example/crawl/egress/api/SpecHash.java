@@ -11,8 +11,8 @@ import tools.jackson.databind.json.JsonMapper;
 
 /**
  * The hash of what shapes a {@code Managed} Proxy's instance: provider, port, the resolved
- * cloud-init content, the provider blocks and the version of its credentials. Stored in the {@link Proxy#SPEC_HASH_ANNOTATION}
- * annotation; a change means the instance is replaced.
+ * cloud-init content, the provider blocks and the version of its credentials. Stored in the
+ * {@link Proxy#SPEC_HASH_ANNOTATION} annotation; a change means the instance is replaced.
  *
  * <p>Attributes, {@code maxLeases} and {@code healthCheck} are deliberately left out: editing
  * them must never replace a VM. The input is canonical JSON (keys sorted, nulls omitted), so map

@@ -11,8 +11,8 @@ import java.util.List;
  * {@code InvalidSpec} condition instead of a provider call. Tests keep both in agreement.
  *
  * <p>Mirrored: every CEL rule but one; the bounds of port, maxLeases, endpoint port and the
- * health check; a credentials Secret reference's name; the attribute count and key length; a non-empty {@code expectedStatus}; the
- * probe URL's scheme. Not mirrored: {@code mode} immutability, a transition rule only the API
+ * health check; a credentials Secret reference's name; the attribute count and key length; a
+ * non-empty {@code expectedStatus}; the probe URL's scheme. Not mirrored: {@code mode} immutability, a transition rule only the API
  * server can check; string lengths and formats (hosts, tags, image digests, quantities, Secret
  * keys), list lengths, and the bounds inside {@code gcp} and {@code kvm}. A spec that breaks only
  * those reaches the provider as written.

@@ -227,7 +227,8 @@ public final class ProxyReconciler {
             LOG.atInfo().addKeyValue("providerID", providerID).log("Replacing instance; deleting the old one first");
         }
         pass.clearAddress();
-        pass.provisioned(false, Reason.Replacing, "spec changed; deleting instance " + providerID + " to replace it");
+        pass.provisioned(false, Reason.Replacing, "spec, cloud-init or credentials changed; deleting instance "
+                + providerID + " to replace it");
         return Outcome.after(intervals.deletionPoll());
     }
 

@@ -62,7 +62,7 @@ record ProxyView(Candidate candidate, String host, Integer port, Phase phase, Pr
     }
 
     /** {@code http://host:port} (IPv6 literals in brackets), or null while there is no address. */
-    String url() {
+    /* test */ String url() {
         return url("");
     }
 

@@ -1,6 +1,8 @@
 package com.example.crawl.egress.provider;
 
 import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.HexFormat;
@@ -100,8 +102,9 @@ public final class OperatorCloudInit {
     }
 
     /**
-     * A boundary that cannot occur in the document: base64 lines never contain {@code =} before
-     * their end nor start with {@code --}, and an embedded MIME document is checked.
+     * A boundary that cannot occur in the document. A base64 line never starts with {@code --},
+     * so only the user's data, when embedded as it is, could contain one: the boundary is made of
+     * its hash and lengthened until the data does not contain it.
      */
     private static String boundary(String userData) {
         String base = "==egress-proxies-operator";
@@ -122,8 +125,8 @@ public final class OperatorCloudInit {
 
     private static byte[] sha256(byte[] bytes) {
         try {
-            return java.security.MessageDigest.getInstance("SHA-256").digest(bytes);
-        } catch (java.security.NoSuchAlgorithmException e) {
+            return MessageDigest.getInstance("SHA-256").digest(bytes);
+        } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException("every JDK ships SHA-256", e);
         }
     }

@@ -7,11 +7,14 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.example.crawl.egress.api.Proxy;
+import com.example.crawl.egress.api.ProxyCredentials;
 import com.example.crawl.egress.api.ProxyStatus;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import org.junit.jupiter.api.Test;
+import tools.jackson.databind.node.ObjectNode;
 
 /** How a cached Proxy becomes what discovery lists and lends, and when that is recomputed. */
 class ProxyViewTest {
@@ -30,6 +33,24 @@ class ProxyViewTest {
         assertTrue(external.candidate().healthy());
         ProxyView v6 = ProxyView.of(DiscoveryWorld.managed("v6", "fd00::1", Map.of(), 1, true, 1L)).orElseThrow();
         assertEquals("http://[fd00::1]:3128", v6.url());
+    }
+
+    @Test
+    void shouldPutCredentialsIntoTheLeaseAnswerOnlyWithTheUserinfoEncoded() {
+        ProxyView v6 = ProxyView.of(DiscoveryWorld.managed("v6", "fd00::1", Map.of(), 1, true, 1L)).orElseThrow();
+        ProxyCredentials credentials = new ProxyCredentials("crawler-1", "p@ss/w:rd");
+
+        ObjectNode lease = v6.toLeaseJson(Optional.of(credentials));
+        ObjectNode listed = v6.toJson(0);
+
+        assertEquals("http://crawler-1:p%40ss%2Fw%3Ard@[fd00::1]:3128", lease.get("url").asString());
+        assertEquals("crawler-1", lease.get("username").asString());
+        assertEquals("p@ss/w:rd", lease.get("password").asString());
+        assertFalse(lease.has("activeLeases"));
+        assertEquals("http://[fd00::1]:3128", listed.get("url").asString());
+        assertFalse(listed.has("username") || listed.has("password"));
+        assertEquals("http://[fd00::1]:3128", v6.toLeaseJson(Optional.empty()).get("url").asString(),
+                "a proxy that demands nothing (External without credentials) keeps a plain URL");
     }
 
     @Test

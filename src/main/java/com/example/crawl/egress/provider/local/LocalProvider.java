@@ -57,7 +57,7 @@ import org.slf4j.LoggerFactory;
  * only where the {@link EgressPolicy} allows.
  *
  * <p>When the operator runs as root, Squid (which refuses to run as root) switches to an
- * unprivileged user ({@code proxy}, else {@code squid}, else {@code nobody}). That user owns only
+ * unprivileged user ({@link SquidInstallation}). That user owns only
  * the instance's {@code run/} directory, and Squid is started in it: the helper opens the password
  * file relative to that working directory, so no directory above it has to be opened to anyone.
  *
@@ -78,30 +78,19 @@ public final class LocalProvider implements Provider, Checker, AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(LocalProvider.class);
     private static final Duration ACCEPT_CHECK = Duration.ofMillis(200);
     private static final Duration STOP_WAIT = Duration.ofSeconds(5);
-    /** Where distributions install Squid's helpers. */
-    private static final List<String> HELPER_DIRS = List.of("/usr/lib/squid", "/usr/lib64/squid",
-            "/usr/libexec/squid", "/usr/local/libexec/squid");
-    /** Users Squid may switch to when started as root, in order of preference. */
-    private static final List<String> SQUID_USERS = List.of("proxy", "squid", "nobody");
     private static final Set<PosixFilePermission> PRIVATE = PosixFilePermissions.fromString("rwx------");
 
     private final Path stateDir;
-    private final Path squid;
-    private final Path authHelper;
+    private final SquidInstallation squid;
     private final EgressPolicy policy;
-    private final Optional<UserPrincipal> squidUser;
     private final Clock clock;
     private final SecureRandom random = new SecureRandom();
     private final Map<String, Object> locks = new ConcurrentHashMap<>();
 
-    /** @param squidUser the user Squid switches to because the operator runs as root, or empty */
-    LocalProvider(Path stateDir, Path squid, Path authHelper, EgressPolicy policy, Optional<UserPrincipal> squidUser,
-            Clock clock) {
+    LocalProvider(Path stateDir, SquidInstallation squid, EgressPolicy policy, Clock clock) {
         this.stateDir = stateDir;
         this.squid = squid;
-        this.authHelper = authHelper;
         this.policy = policy;
-        this.squidUser = squidUser;
         this.clock = clock;
     }
 
@@ -115,51 +104,20 @@ public final class LocalProvider implements Provider, Checker, AutoCloseable {
         if (!(config.settings() instanceof ProviderConfig.Local local)) {
             throw new IllegalArgumentException("not a local provider entry: " + config.name());
         }
-        Path binary = findSquid(local.squidBinary()).orElseThrow(() -> new ConfigException("provider \""
-                + config.name() + "\": squid (\"" + local.squidBinary() + "\") is not on the PATH; install it "
-                + "(Debian/Ubuntu: apt-get install squid) or set squidBinary to its absolute path"));
-        Path helper = HELPER_DIRS.stream().map(d -> Path.of(d, "basic_ncsa_auth")).filter(Files::isExecutable)
-                .findFirst().orElseThrow(() -> new ConfigException("provider \"" + config.name() + "\": Squid's "
-                        + "basic_ncsa_auth helper is not in " + String.join(", ", HELPER_DIRS)
-                        + "; it comes with Squid (Debian/Ubuntu: apt-get install squid)"));
+        SquidInstallation squid = SquidInstallation.find(local.squidBinary(), config.name());
         try {
             Files.createDirectories(local.stateDir(), PosixFilePermissions.asFileAttribute(PRIVATE));
             Files.setPosixFilePermissions(local.stateDir(), PRIVATE);
-            return new LocalProvider(local.stateDir().toAbsolutePath(), binary, helper, policy,
-                    runningAsRoot() ? Optional.of(squidUser(local.stateDir())) : Optional.empty(), Clock.systemUTC());
         } catch (IOException e) {
             throw new ConfigException("provider \"" + config.name() + "\": cannot use stateDir "
                     + local.stateDir() + ": " + e.getMessage());
         }
-    }
-
-    /** Whether this process runs as root; {@code /proc/self} belongs to the process's effective user. */
-    private static boolean runningAsRoot() throws IOException {
-        return Integer.valueOf(0).equals(Files.getAttribute(Path.of("/proc/self"), "unix:uid"));
-    }
-
-    /** The first of {@link #SQUID_USERS} this system knows. */
-    private static UserPrincipal squidUser(Path anyPath) throws IOException {
-        for (String name : SQUID_USERS) {
-            try {
-                return anyPath.getFileSystem().getUserPrincipalLookupService().lookupPrincipalByName(name);
-            } catch (java.nio.file.attribute.UserPrincipalNotFoundException e) {
-                // try the next
-            }
-        }
-        throw new IOException("running as root, Squid needs an unprivileged user to switch to, and none of "
-                + SQUID_USERS + " exists");
+        return new LocalProvider(local.stateDir().toAbsolutePath(), squid, policy, Clock.systemUTC());
     }
 
     /** The executable {@code name} names: itself when it is a path, else the first match on the PATH or in /usr/sbin. */
     public static Optional<Path> findSquid(String name) {
-        if (name.contains(File.separator)) {
-            Path p = Path.of(name);
-            return Files.isExecutable(p) ? Optional.of(p) : Optional.empty();
-        }
-        String path = System.getenv().getOrDefault("PATH", "") + File.pathSeparator + "/usr/sbin" + File.pathSeparator + "/sbin";
-        return Stream.of(path.split(File.pathSeparator)).filter(d -> !d.isEmpty()).map(d -> Path.of(d, name))
-                .filter(Files::isExecutable).findFirst();
+        return SquidInstallation.findSquid(name);
     }
 
     @Override
@@ -199,8 +157,9 @@ public final class LocalProvider implements Provider, Checker, AutoCloseable {
     }
 
     private void prepare(InstanceDir dir, Facts facts, CreateRequest req) throws IOException {
-        dir.prepare(InstanceDir.squidConfig(facts, policy, authHelper.toString(), squidUser.map(UserPrincipal::getName)),
-                PasswordFile.content(req.credentials(), random), squidUser);
+        dir.prepare(InstanceDir.squidConfig(facts, policy, squid.authHelper().toString(),
+                squid.switchesTo().map(UserPrincipal::getName)), PasswordFile.content(req.credentials(), random),
+                squid.switchesTo());
     }
 
     @Override
@@ -245,15 +204,16 @@ public final class LocalProvider implements Provider, Checker, AutoCloseable {
     /** The state directory is usable and Squid is still there. Never throws. */
     @Override
     public List<TargetStatus> check(Instant deadline) {
-        if (!Files.isExecutable(squid)) {
-            return List.of(TargetStatus.notReady("squid", "SquidMissing", squid + " is gone or not executable",
-                    Map.of("binary", squid.toString())));
+        if (!Files.isExecutable(squid.squid())) {
+            return List.of(TargetStatus.notReady("squid", "SquidMissing", squid.squid() + " is gone or not executable",
+                    Map.of("binary", squid.squid().toString())));
         }
         if (!Files.isDirectory(stateDir) || !Files.isWritable(stateDir)) {
             return List.of(TargetStatus.notReady("squid", "StateDirUnwritable", stateDir + " is not a writable directory",
                     Map.of("stateDir", stateDir.toString())));
         }
-        return List.of(TargetStatus.ready("squid", Map.of("binary", squid.toString(), "stateDir", stateDir.toString())));
+        return List.of(TargetStatus.ready("squid", Map.of("binary", squid.squid().toString(),
+                "stateDir", stateDir.toString())));
     }
 
     /** Stops every Squid the state directory records, keeping the directories (and their logs). Idempotent. */
@@ -283,7 +243,7 @@ public final class LocalProvider implements Provider, Checker, AutoCloseable {
      * paths (password file, logs) resolve from.
      */
     private Facts start(InstanceDir dir, Facts facts) throws IOException {
-        Process p = new ProcessBuilder(squid.toString(), "-N", "-f", dir.config().toString())
+        Process p = new ProcessBuilder(squid.squid().toString(), "-N", "-f", dir.config().toString())
                 .directory(dir.run().toFile())
                 .redirectErrorStream(true)
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(dir.output().toFile()))
