@@ -4,7 +4,6 @@ import com.example.crawl.egress.api.CloudInit;
 import com.example.crawl.egress.api.CredentialsSecret;
 import com.example.crawl.egress.api.Proxy;
 import com.example.crawl.egress.api.ProxyCredentials;
-import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.api.model.OwnerReference;
 import io.fabric8.kubernetes.api.model.Secret;
@@ -18,6 +17,8 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
+import java.util.function.Function;
+import java.util.stream.Stream;
 
 /**
  * The three informers the operator reads from: Proxies (in every namespace, or in the one
@@ -68,8 +69,8 @@ public final class ProxyInformers implements AutoCloseable {
      */
     public CompletableFuture<Void> start(Consumer<ProxyKey> enqueue) {
         proxies.addEventHandler(new ProxyEvents(enqueue));
-        secrets.addEventHandler(new SecretEvents(enqueue));
-        credentials.addEventHandler(new CredentialsEvents(enqueue));
+        secrets.addEventHandler(new SecretEvents(this::cloudInitUsers, enqueue));
+        credentials.addEventHandler(new SecretEvents(ProxyInformers::credentialsOwner, enqueue));
         return CompletableFuture.allOf(proxies.start().toCompletableFuture(), secrets.start().toCompletableFuture(),
                 credentials.start().toCompletableFuture());
     }
@@ -150,59 +151,37 @@ public final class ProxyInformers implements AutoCloseable {
         }
     }
 
-    /** A credentials Secret changed: its owning Proxy reconciles (a deleted Secret is regenerated). */
-    private record CredentialsEvents(Consumer<ProxyKey> enqueue) implements ResourceEventHandler<Secret> {
+    /** A Secret changed: the Proxies it concerns reconcile, whichever way it changed. */
+    private record SecretEvents(Function<Secret, Stream<ProxyKey>> concerned, Consumer<ProxyKey> enqueue)
+            implements ResourceEventHandler<Secret> {
         @Override
         public void onAdd(Secret secret) {
-            owner(secret);
+            concerned.apply(secret).forEach(enqueue);
         }
 
         @Override
         public void onUpdate(Secret before, Secret after) {
-            owner(after);
+            concerned.apply(after).forEach(enqueue);
         }
 
         @Override
         public void onDelete(Secret secret, boolean finalStateUnknown) {
-            owner(secret);
-        }
-
-        private void owner(Secret secret) {
-            List<OwnerReference> refs = secret.getMetadata().getOwnerReferences();
-            if (refs == null) {
-                return;
-            }
-            refs.stream().filter(r -> "Proxy".equals(r.getKind()) && Boolean.TRUE.equals(r.getController())
-                            && r.getApiVersion() != null && r.getApiVersion().startsWith(Proxy.GROUP + "/"))
-                    .forEach(r -> enqueue.accept(new ProxyKey(secret.getMetadata().getNamespace(), r.getName())));
+            concerned.apply(secret).forEach(enqueue);
         }
     }
 
-    private final class SecretEvents implements ResourceEventHandler<Secret> {
-        private final Consumer<ProxyKey> enqueue;
+    /** The Proxies of the cloud-init Secret's namespace whose {@code spec.cloudInit.secretRef} names it. */
+    private Stream<ProxyKey> cloudInitUsers(Secret secret) {
+        String key = Cache.namespaceKeyFunc(secret.getMetadata().getNamespace(), secret.getMetadata().getName());
+        return proxies.getIndexer().byIndex(BY_SECRET, key).stream().map(ProxyKey::of);
+    }
 
-        SecretEvents(Consumer<ProxyKey> enqueue) {
-            this.enqueue = enqueue;
-        }
-
-        @Override
-        public void onAdd(Secret secret) {
-            users(secret);
-        }
-
-        @Override
-        public void onUpdate(Secret before, Secret after) {
-            users(after);
-        }
-
-        @Override
-        public void onDelete(Secret secret, boolean finalStateUnknown) {
-            users(secret);
-        }
-
-        private void users(HasMetadata secret) {
-            String key = Cache.namespaceKeyFunc(secret.getMetadata().getNamespace(), secret.getMetadata().getName());
-            proxies.getIndexer().byIndex(BY_SECRET, key).forEach(p -> enqueue.accept(ProxyKey.of(p)));
-        }
+    /** The Proxy a credentials Secret's controller owner reference names: deleting it rotates the credentials. */
+    private static Stream<ProxyKey> credentialsOwner(Secret secret) {
+        List<OwnerReference> refs = secret.getMetadata().getOwnerReferences();
+        return refs == null ? Stream.empty() : refs.stream()
+                .filter(r -> "Proxy".equals(r.getKind()) && Boolean.TRUE.equals(r.getController())
+                        && r.getApiVersion() != null && r.getApiVersion().startsWith(Proxy.GROUP + "/"))
+                .map(r -> new ProxyKey(secret.getMetadata().getNamespace(), r.getName()));
     }
 }

@@ -1,19 +1,19 @@
 package com.example.crawl.egress.controller;
 
+import static com.example.crawl.egress.controller.ProxyWatch.healthy;
+import static com.example.crawl.egress.controller.ProxyWatch.phase;
+import static com.example.crawl.egress.controller.ProxyWatch.status;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.example.crawl.egress.ItRequirements;
-import com.example.crawl.egress.api.Condition;
-import com.example.crawl.egress.api.Conditions;
 import com.example.crawl.egress.api.CredentialsSecret;
 import com.example.crawl.egress.api.HealthCheck;
 import com.example.crawl.egress.api.Phase;
 import com.example.crawl.egress.api.Proxy;
 import com.example.crawl.egress.api.ProxySpec;
-import com.example.crawl.egress.api.ProxyStatus;
 import com.example.crawl.egress.config.OperatorConfig;
 import com.example.crawl.egress.config.ProviderConfig;
 import com.example.crawl.egress.health.ConnectProber;
@@ -36,7 +36,6 @@ import java.time.Duration;
 import java.util.Base64;
 import java.util.Map;
 import java.util.Optional;
-import java.util.function.Predicate;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -62,6 +61,7 @@ class CredentialsEndToEndIT {
 
     private MockCluster cluster;
     private KubernetesClient client;
+    private ProxyWatch watch;
     private TargetServer target;
     private LocalProvider provider;
     private ConnectProber prober;
@@ -77,6 +77,7 @@ class CredentialsEndToEndIT {
         prober = new ConnectProber();
         cluster = MockCluster.start();
         client = cluster.client();
+        watch = new ProxyWatch(client, NS, WAIT);
         loop = new ControlLoop(client, provider, FAST, (informers, queue) -> engine = new HealthEngine(
                 informers::proxies, informers::credentials, prober, queue,
                 new OperatorConfig.Probes(URI.create("http://unused.invalid/"), 1000, Duration.ofSeconds(60), false),
@@ -106,7 +107,7 @@ class CredentialsEndToEndIT {
     @Test
     void shouldProbeWithTheGeneratedCredentialsAndSeeChangedOnesFailWith407() throws Exception {
         create("p1");
-        Proxy ready = awaitProxy("p1", p -> phase(p) == Phase.Ready);
+        Proxy ready = watch.await("p1", p -> phase(p) == Phase.Ready);
         Secret secret = secret("p1");
         assertTrue(CredentialsSecret.ownedBy(secret, ready.getMetadata().getUid()));
 
@@ -114,8 +115,8 @@ class CredentialsEndToEndIT {
                 "username", base64(CredentialsSecret.read(secret).username()), "password", base64("changed-behind-its-back")))
                 .build()).update();
 
-        Proxy unhealthy = awaitProxy("p1", p -> phase(p) == Phase.Unhealthy);
-        String message = healthy(unhealthy).message();
+        Proxy unhealthy = watch.await("p1", p -> phase(p) == Phase.Unhealthy);
+        String message = healthy(unhealthy).orElseThrow().message();
         assertTrue(message.contains("ProxyAuthRequired"), message);
         assertEquals(ready.getStatus().providerID(), unhealthy.getStatus().providerID(), "an edit replaces nothing");
     }
@@ -123,7 +124,7 @@ class CredentialsEndToEndIT {
     @Test
     void shouldRotateCredentialsAndInstanceWhenTheSecretIsDeletedAndDeleteItWithTheProxy() throws Exception {
         create("p1");
-        Proxy ready = awaitProxy("p1", p -> phase(p) == Phase.Ready);
+        Proxy ready = watch.await("p1", p -> phase(p) == Phase.Ready);
         Secret before = secret("p1");
         long squidBefore = squidPid(ready);
 
@@ -131,7 +132,7 @@ class CredentialsEndToEndIT {
 
         MockCluster.await(WAIT, () -> secretIfAny("p1").filter(s -> !s.getMetadata().getUid()
                 .equals(before.getMetadata().getUid())).isPresent());
-        Proxy again = awaitProxy("p1", p -> phase(p) == Phase.Ready && squidPid(p) != squidBefore);
+        Proxy again = watch.await("p1", p -> phase(p) == Phase.Ready && squidPid(p) != squidBefore);
         assertNotEquals(CredentialsSecret.read(before), CredentialsSecret.read(secret("p1")));
         assertFalse(ProcessHandle.of(squidBefore).map(ProcessHandle::isAlive).orElse(false),
                 "the instance with the old credentials is gone");
@@ -174,25 +175,9 @@ class CredentialsEndToEndIT {
         return Optional.ofNullable(client.secrets().inNamespace(NS).withName(CredentialsSecret.name(proxy)).get());
     }
 
-    private Proxy awaitProxy(String name, Predicate<Proxy> condition) {
-        MockCluster.await(WAIT, () -> {
-            Proxy p = client.resources(Proxy.class).inNamespace(NS).withName(name).get();
-            return p != null && condition.test(p);
-        });
-        return client.resources(Proxy.class).inNamespace(NS).withName(name).get();
-    }
 
-    private static ProxyStatus status(Proxy p) {
-        return Optional.ofNullable(p.getStatus()).orElse(ProxyStatus.EMPTY);
-    }
 
-    private static Phase phase(Proxy p) {
-        return status(p).phase();
-    }
 
-    private static Condition healthy(Proxy p) {
-        return Conditions.find(status(p).conditions(), Condition.HEALTHY).orElse(null);
-    }
 
     private static String base64(String s) {
         return Base64.getEncoder().encodeToString(s.getBytes(StandardCharsets.UTF_8));

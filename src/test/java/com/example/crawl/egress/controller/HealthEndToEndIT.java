@@ -1,17 +1,18 @@
 package com.example.crawl.egress.controller;
 
+import static com.example.crawl.egress.controller.ProxyWatch.healthy;
+import static com.example.crawl.egress.controller.ProxyWatch.phase;
+import static com.example.crawl.egress.controller.ProxyWatch.status;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.example.crawl.egress.ItRequirements;
 import com.example.crawl.egress.api.Condition;
-import com.example.crawl.egress.api.Conditions;
 import com.example.crawl.egress.api.HealthCheck;
 import com.example.crawl.egress.api.KubernetesSpec;
 import com.example.crawl.egress.api.Phase;
 import com.example.crawl.egress.api.Proxy;
 import com.example.crawl.egress.api.ProxySpec;
-import com.example.crawl.egress.api.ProxyStatus;
 import com.example.crawl.egress.api.Reason;
 import com.example.crawl.egress.config.OperatorConfig;
 import com.example.crawl.egress.health.ConnectProber;
@@ -35,9 +36,7 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Map;
-import java.util.Optional;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.Predicate;
 
 /**
  * The health engine and the control loop together, as {@code Main} wires them, against the mock
@@ -56,6 +55,7 @@ class HealthEndToEndIT {
 
     private MockCluster cluster;
     private KubernetesClient client;
+    private ProxyWatch watch;
     private Squid squid;
     private TargetServer target;
     private ConnectProber prober;
@@ -73,6 +73,7 @@ class HealthEndToEndIT {
         prober = new ConnectProber();
         cluster = MockCluster.start();
         client = cluster.client();
+        watch = new ProxyWatch(client, NS, WAIT);
         loop = new ControlLoop(client, provider, FAST, (informers, queue) -> engine = new HealthEngine(
                 informers::proxies, informers::credentials, prober, queue,
                 new OperatorConfig.Probes(URI.create("http://unused.invalid/"), 1000, Duration.ofSeconds(60), false),
@@ -100,7 +101,7 @@ class HealthEndToEndIT {
     void shouldFollowARealSquidThroughReadyUnhealthyAndReadyAgain() throws Exception {
         createAndRun("p1");
 
-        Proxy ready = awaitProxy("p1", p -> phase(p) == Phase.Ready);
+        Proxy ready = watch.await("p1", p -> phase(p) == Phase.Ready);
         Condition healthy = healthy(ready).orElseThrow();
         assertTrue(healthy.hasReason(Reason.ProbeSucceeded), healthy.toString());
         assertTrue(status(ready).latencyMillis() >= 0 && status(ready).latencyMillis() < 1000, status(ready).toString());
@@ -108,7 +109,7 @@ class HealthEndToEndIT {
 
         int failedBefore = failed.get();
         squid.stop();
-        Proxy unhealthy = awaitProxy("p1", p -> phase(p) == Phase.Unhealthy);
+        Proxy unhealthy = watch.await("p1", p -> phase(p) == Phase.Unhealthy);
         assertTrue(failed.get() - failedBefore >= 2, "Unhealthy only after the failure threshold (2) of probes");
         Condition down = healthy(unhealthy).orElseThrow();
         assertTrue(down.hasReason(Reason.ProbeFailed), down.toString());
@@ -116,7 +117,7 @@ class HealthEndToEndIT {
         assertEquals(null, status(unhealthy).latencyMillis());
 
         squid.start();
-        Proxy back = awaitProxy("p1", p -> phase(p) == Phase.Ready);
+        Proxy back = watch.await("p1", p -> phase(p) == Phase.Ready);
         assertTrue(healthy(back).orElseThrow().hasReason(Reason.ProbeSucceeded));
     }
 
@@ -126,7 +127,7 @@ class HealthEndToEndIT {
             createAndRun("p" + i);
         }
         for (int i = 0; i < 5; i++) {
-            awaitProxy("p" + i, p -> phase(p) == Phase.Ready);
+            watch.await("p" + i, p -> phase(p) == Phase.Ready);
         }
         int writesBefore = cluster.statusWrites().size();
         int probesBefore = succeeded.get();
@@ -147,29 +148,13 @@ class HealthEndToEndIT {
         p.setSpec(new ProxySpec(null, "fake", squid.port(), Map.of(), null, null, null, null,
                 new KubernetesSpec("squid:1", null), null, check));
         client.resource(p).create();
-        String id = status(awaitProxy(name, x -> status(x).providerID() != null)).providerID();
+        String id = status(watch.await(name, x -> status(x).providerID() != null)).providerID();
         provider.markRunning(id, squid.host());
     }
 
-    private Proxy awaitProxy(String name, Predicate<Proxy> condition) {
-        MockCluster.await(WAIT, () -> {
-            Proxy p = client.resources(Proxy.class).inNamespace(NS).withName(name).get();
-            return p != null && condition.test(p);
-        });
-        return client.resources(Proxy.class).inNamespace(NS).withName(name).get();
-    }
 
-    private static ProxyStatus status(Proxy p) {
-        return Optional.ofNullable(p.getStatus()).orElse(ProxyStatus.EMPTY);
-    }
 
-    private static Phase phase(Proxy p) {
-        return status(p).phase();
-    }
 
-    private static Optional<Condition> healthy(Proxy p) {
-        return Conditions.find(status(p).conditions(), Condition.HEALTHY);
-    }
 
     private final class Counting implements ProbeRecorder {
         @Override

@@ -147,19 +147,7 @@ public final class DiscoveryBenchmark {
 
     /** {@link LoadClient} in a child JVM. */
     private static Run javaClient(int port, String mode, int seconds) throws Exception {
-        Path java = Path.of(System.getProperty("java.home"), "bin", "java");
-        Process p = new ProcessBuilder(java.toString(), "-cp", System.getProperty("java.class.path"),
-                LoadClient.class.getName(), "127.0.0.1", Integer.toString(port), TOKEN, mode,
-                Integer.toString(CONNECTIONS), Integer.toString(seconds))
-                .redirectError(ProcessBuilder.Redirect.INHERIT).start();
-        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        if (p.waitFor() != 0) {
-            throw new IllegalStateException("load client failed: " + out);
-        }
-        Map<String, String> r = new HashMap<>();
-        for (String kv : out.strip().split(" ")) {
-            r.put(kv.substring(0, kv.indexOf('=')), kv.substring(kv.indexOf('=') + 1));
-        }
+        Map<String, String> r = LoadClient.runInChildJvm(port, TOKEN, mode, CONNECTIONS, seconds);
         double perSecond = Long.parseLong(r.get("calls")) / Double.parseDouble(r.get("seconds"));
         long errors = Long.parseLong(r.get("errors"));
         if (mode.equals("healthz")) {

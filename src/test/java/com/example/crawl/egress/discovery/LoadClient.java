@@ -1,5 +1,8 @@
 package com.example.crawl.egress.discovery;
 
+import java.util.Map;
+import java.util.HashMap;
+import java.nio.file.Path;
 import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;
 import java.io.IOException;
@@ -57,6 +60,27 @@ public final class LoadClient {
             }
             return Double.NaN;
         }
+    }
+
+    /**
+     * Runs this client in a child JVM against {@code 127.0.0.1:port} and returns its results line
+     * as key → value ({@code calls}, {@code seconds}, {@code errors}, {@code first_p50}, ...).
+     */
+    static Map<String, String> runInChildJvm(int port, String token, String mode, int connections, int seconds)
+            throws IOException, InterruptedException {
+        Process p = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-cp",
+                System.getProperty("java.class.path"), LoadClient.class.getName(), "127.0.0.1", Integer.toString(port),
+                token, mode, Integer.toString(connections), Integer.toString(seconds))
+                .redirectError(ProcessBuilder.Redirect.INHERIT).start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        if (p.waitFor() != 0) {
+            throw new IllegalStateException("load client failed: " + out);
+        }
+        Map<String, String> results = new HashMap<>();
+        for (String kv : out.strip().split(" ")) {
+            results.put(kv.substring(0, kv.indexOf('=')), kv.substring(kv.indexOf('=') + 1));
+        }
+        return results;
     }
 
     public static void main(String[] args) throws Exception {

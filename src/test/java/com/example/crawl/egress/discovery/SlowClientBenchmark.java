@@ -16,7 +16,6 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -129,17 +128,7 @@ public final class SlowClientBenchmark {
 
     /** {@link LoadClient} with one connection doing pairs, in a child JVM. */
     private static Run normalClient(int port, int seconds) throws Exception {
-        Process p = new ProcessBuilder(java(), "-cp", System.getProperty("java.class.path"), LoadClient.class.getName(),
-                "127.0.0.1", Integer.toString(port), TOKEN, "pairs", "1", Integer.toString(seconds))
-                .redirectError(ProcessBuilder.Redirect.INHERIT).start();
-        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        if (p.waitFor() != 0) {
-            throw new IllegalStateException("load client failed: " + out);
-        }
-        Map<String, String> r = new HashMap<>();
-        for (String kv : out.strip().split(" ")) {
-            r.put(kv.substring(0, kv.indexOf('=')), kv.substring(kv.indexOf('=') + 1));
-        }
+        Map<String, String> r = LoadClient.runInChildJvm(port, TOKEN, "pairs", 1, seconds);
         return new Run(Long.parseLong(r.get("calls")) / Double.parseDouble(r.get("seconds")), d(r, "first_p50"),
                 d(r, "first_p99"), d(r, "second_p50"), d(r, "second_p99"), Long.parseLong(r.get("errors")));
     }

@@ -8,6 +8,7 @@ import com.example.crawl.egress.provider.SquidAccessRules;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.ContainerBuilder;
 import io.fabric8.kubernetes.api.model.IntOrString;
+import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.PodSecurityContext;
@@ -88,12 +89,7 @@ final class PodTemplate {
      */
     static Pod build(CreateRequest req, String namespace, String providerImage, EgressPolicy policy) {
         return new PodBuilder()
-                .withNewMetadata()
-                    .withName(req.name())
-                    .withNamespace(namespace)
-                    .withLabels(labels(req))
-                    .withAnnotations(Map.of(PROXY_ANNOTATION, req.namespace() + "/" + req.proxyName()))
-                .endMetadata()
+                .withMetadata(metadata(req, namespace).build())
                 .withNewSpec()
                     .withContainers(container(req, image(req.kubernetes(), providerImage), policy))
                     .withRestartPolicy("Always")
@@ -125,14 +121,9 @@ final class PodTemplate {
      */
     static Secret secret(CreateRequest req, String namespace, String podUid, String passwordFile) {
         return new SecretBuilder()
-                .withNewMetadata()
-                    .withName(req.name())
-                    .withNamespace(namespace)
-                    .withLabels(labels(req))
-                    .withAnnotations(Map.of(PROXY_ANNOTATION, req.namespace() + "/" + req.proxyName()))
-                    .addNewOwnerReference().withApiVersion("v1").withKind("Pod").withName(req.name()).withUid(podUid)
-                    .endOwnerReference()
-                .endMetadata()
+                .withMetadata(metadata(req, namespace)
+                        .addNewOwnerReference().withApiVersion("v1").withKind("Pod").withName(req.name()).withUid(podUid)
+                        .endOwnerReference().build())
                 .withType("Opaque")
                 .withData(Map.of(PASSWORD_KEY,
                         Base64.getEncoder().encodeToString(passwordFile.getBytes(StandardCharsets.UTF_8))))
@@ -153,6 +144,12 @@ final class PodTemplate {
                     .endSysctl();
         }
         return security.build();
+    }
+
+    /** What the pod and its Secret share: the instance's name, the namespace, labels and annotation. */
+    private static ObjectMetaBuilder metadata(CreateRequest req, String namespace) {
+        return new ObjectMetaBuilder().withName(req.name()).withNamespace(namespace).withLabels(labels(req))
+                .withAnnotations(Map.of(PROXY_ANNOTATION, req.namespace() + "/" + req.proxyName()));
     }
 
     /** The Proxy's image if it names one, else the provider's, else the pinned default. */
