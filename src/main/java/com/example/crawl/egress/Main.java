@@ -2,6 +2,7 @@ package com.example.crawl.egress;
 
 import com.example.crawl.egress.config.ConfigException;
 import com.example.crawl.egress.controller.ClusterProxyStore;
+import com.example.crawl.egress.controller.EventSink;
 import com.example.crawl.egress.controller.LeaderElection;
 import com.example.crawl.egress.health.ConnectProber;
 import com.example.crawl.egress.health.HealthEngine;
@@ -176,7 +177,7 @@ public final class Main {
         HealthEngine healthEngine = new HealthEngine(informers::proxies, informers::credentials, prober, queue::add,
                 config.probes(), ProbeRecorder.NONE);
         ProxyReconciler reconciler = new ProxyReconciler(new ClusterProxyStore(client, informers), providers,
-                healthEngine, config.reconcile(), Clock.systemUTC());
+                healthEngine, EventSink.NONE, config.reconcile(), Clock.systemUTC());
         ProxyController controller = new ProxyController(reconciler, queue,
                 config.reconcile().maxConcurrentReconciles(), Thread.ofPlatform().name("reconcile-", 0).factory(),
                 DRAIN_TIMEOUT);
