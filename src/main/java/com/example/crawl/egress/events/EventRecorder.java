@@ -34,6 +34,8 @@ public final class EventRecorder implements EventSink, AutoCloseable {
     static final int QUEUE_CAPACITY = 1000;
     /** How long {@link #close} waits for the last writes. */
     static final Duration CLOSE_TIMEOUT = Duration.ofSeconds(10);
+    /** events.k8s.io/v1 refuses a longer {@code reportingInstance}; a longer one is cut. */
+    static final int REPORTING_INSTANCE_LIMIT = 128;
     /** How long the thread waits for an occurrence before it looks at what else is due. */
     private static final Duration IDLE = Duration.ofSeconds(1);
 
@@ -71,7 +73,7 @@ public final class EventRecorder implements EventSink, AutoCloseable {
     /**
      * @param client            the client whose API server gets the Events; needs {@code create}
      *                          and {@code patch} on {@code events.k8s.io} {@code events}
-     * @param reportingInstance this process, as {@code reportingInstance} (at most 128 characters)
+     * @param reportingInstance this process, as {@code reportingInstance}; cut to 128 characters
      */
     public EventRecorder(KubernetesClient client, String reportingInstance, Windows windows, Clock clock) {
         this(new ApiEventWriter(client), reportingInstance, windows, clock);
@@ -79,7 +81,9 @@ public final class EventRecorder implements EventSink, AutoCloseable {
 
     EventRecorder(EventWriter writer, String reportingInstance, Windows windows, Clock clock) {
         this.clock = clock;
-        this.aggregator = new Aggregator(writer, reportingInstance, windows, clock.instant());
+        String instance = reportingInstance.length() <= REPORTING_INSTANCE_LIMIT
+                ? reportingInstance : reportingInstance.substring(0, REPORTING_INSTANCE_LIMIT);
+        this.aggregator = new Aggregator(writer, instance, windows, clock.instant());
     }
 
     /** Starts the thread that writes Events. */
