@@ -169,19 +169,20 @@ public final class EventRecorder implements EventSink, AutoCloseable {
     }
 
     private void run() {
-        try {
-            while (!finished()) {
+        while (!finished()) {
+            try {
                 Occurrence next = poll(IDLE);
                 if (next != null) {
                     aggregator.observe(next.event(), next.at());
                 }
                 aggregator.maintain(clock.instant());
+            } catch (RuntimeException e) {
+                // A bug here must cost one occurrence, not every Event from now on.
+                LOG.atError().setCause(e).log("Event recorder failed; going on with the next Event");
             }
-            if (!Thread.currentThread().isInterrupted()) {
-                aggregator.flush();
-            }
-        } catch (RuntimeException e) {
-            LOG.atError().setCause(e).log("Event recorder stopped; Events are no longer written");
+        }
+        if (!Thread.currentThread().isInterrupted()) {
+            aggregator.flush();
         }
     }
 
