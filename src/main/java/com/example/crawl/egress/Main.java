@@ -12,6 +12,7 @@ import com.example.crawl.egress.controller.ProxyInformers;
 import com.example.crawl.egress.controller.ProxyKey;
 import com.example.crawl.egress.controller.ProxyReconciler;
 import com.example.crawl.egress.discovery.DiscoveryServer;
+import com.example.crawl.egress.events.EventRecorder;
 import com.example.crawl.egress.discovery.LeaseRecorder;
 import com.example.crawl.egress.lease.LeaseStore;
 import com.example.crawl.egress.provider.EgressPolicy;
@@ -173,10 +174,15 @@ public final class Main {
         WorkQueue<ProxyKey> queue = new WorkQueue<>(RateLimiter.defaultControllerLimiter(System::nanoTime),
                 System::nanoTime);
         ConnectProber prober = shutdown.register(new ConnectProber());
+        // Kubernetes Events: written off the reconcile path by one thread. Registered before the workers, so it
+        // closes after they drain and still writes the counts they left.
+        EventRecorder events = shutdown.register(new EventRecorder(client, identity, EventRecorder.Windows.CLIENT_GO,
+                Clock.systemUTC()));
+        events.start();
         HealthEngine healthEngine = new HealthEngine(informers::proxies, informers::credentials, prober, queue::add,
                 config.probes(), ProbeRecorder.NONE);
         ProxyReconciler reconciler = new ProxyReconciler(new ClusterProxyStore(client, informers), providers,
-                healthEngine, config.reconcile(), Clock.systemUTC());
+                healthEngine, events, config.reconcile(), Clock.systemUTC());
         ProxyController controller = new ProxyController(reconciler, queue,
                 config.reconcile().maxConcurrentReconciles(), Thread.ofPlatform().name("reconcile-", 0).factory(),
                 DRAIN_TIMEOUT);

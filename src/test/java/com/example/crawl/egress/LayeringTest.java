@@ -67,6 +67,11 @@ class LayeringTest {
         assertEquals(0, check(source(BASE + ".health", "import " + BASE + ".controller.HealthSource;")).size());
         assertEquals(1, check(source(BASE + ".discovery", "import " + BASE + ".controller.ProxyInformers;")).size());
         assertEquals(0, check(source(BASE + ".discovery", "import " + BASE + ".lease.LeaseStore;")).size());
+        assertEquals(1, check(source(BASE + ".controller", "import " + BASE + ".events.EventRecorder;")).size());
+        assertEquals(0, check(source(BASE, "import " + BASE + ".events.EventRecorder;")).size());
+        assertEquals(0, check(source(BASE + ".events", "import " + BASE + ".controller.EventSink;")).size());
+        assertEquals(1, check(source(BASE + ".events", "import " + BASE + ".health.HealthEngine;")).size());
+        assertEquals(1, check(source(BASE + ".events", "import " + BASE + ".provider.Provider;")).size());
         assertEquals(0, check(source(BASE + ".provider.gcp", "import " + BASE + ".provider.Provider; /* "
                 + BASE + ".provider.kvm.X */")).size());
     }
@@ -83,7 +88,7 @@ class LayeringTest {
     void shouldSeeTheWholeSourceTree() {
         TreeSet<String> packages = new TreeSet<>();
         sources().forEach(s -> packages.add(s.pkg()));
-        assertTrue(packages.containsAll(List.of(BASE, BASE + ".api", BASE + ".config")), packages.toString());
+        assertTrue(packages.containsAll(List.of(BASE, BASE + ".api", BASE + ".config", BASE + ".events")), packages.toString());
     }
 
     static List<String> check(Source s) {
@@ -134,6 +139,13 @@ class LayeringTest {
         if (pkg.equals(BASE + ".discovery") && (dep.startsWith(BASE + ".controller.")
                 || dep.startsWith(BASE + ".health.") || dep.startsWith(BASE + ".provider"))) {
             return "discovery reads Proxies through a Supplier and leases through lease, nothing else";
+        }
+        if (pkg.equals(BASE + ".events") && dep.startsWith(BASE + ".") && !dep.startsWith(BASE + ".events.")
+                && !dep.startsWith(BASE + ".api.") && !dep.startsWith(BASE + ".controller.")) {
+            return "the event recorder imports only the api and the controller seam it implements";
+        }
+        if (!pkg.equals(BASE) && !pkg.equals(BASE + ".events") && dep.startsWith(BASE + ".events.")) {
+            return "only Main wires the event recorder; the controller records through its EventSink seam";
         }
         if (pkg.equals(BASE + ".controller") && dep.startsWith(BASE + ".health.")) {
             return "the controller reads health through its HealthSource seam; the engine depends on it, not back";

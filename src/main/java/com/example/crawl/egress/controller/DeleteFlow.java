@@ -47,6 +47,10 @@ final class DeleteFlow {
         if ("true".equals(pass.annotation(Proxy.SKIP_CLEANUP_ANNOTATION))) {
             LOG.atWarn().addKeyValue("providerID", providerID)
                     .log("Skipping cleanup as annotated; the instance is abandoned");
+            if (providerID != null) {
+                pass.event(EventReason.InstanceAbandoned, "Deleted with " + Proxy.SKIP_CLEANUP_ANNOTATION
+                        + "=true; instance " + providerID + " is left running and no longer managed");
+            }
             release(pass);
             return Outcome.DONE;
         }
@@ -94,12 +98,14 @@ final class DeleteFlow {
             provider.get(providerID);
         } catch (ProviderException.NotFound e) {
             LOG.atInfo().addKeyValue("providerID", providerID).log("Instance deleted; releasing the object");
+            pass.event(EventReason.InstanceDeleted, "Deleted instance " + providerID);
             release(pass);
             return Outcome.DONE;
         } catch (ProviderException.Permanent e) {
             provider.delete(providerID);
             LOG.atWarn().addKeyValue("providerID", providerID).addKeyValue("error", e.getMessage())
                     .log("Instance state unreadable, but delete succeeded; releasing the object");
+            pass.event(EventReason.InstanceDeleted, "Deleted instance " + providerID + " (its state could not be read)");
             release(pass);
             return Outcome.DONE;
         }

@@ -10,6 +10,7 @@ import com.example.crawl.egress.api.Reason;
 import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -19,7 +20,8 @@ import java.util.function.UnaryOperator;
 /**
  * One reconcile of one Proxy: the object as it stands (replaced after each metadata write), the
  * status as read, and the status being staged. The staged status is written once, at the end,
- * and only when it differs from what was read.
+ * and only when it differs from what was read. Events noted during the pass are handed out only
+ * once those writes succeeded.
  *
  * <p>Confined to the worker thread running the reconcile.
  */
@@ -30,6 +32,7 @@ final class Pass {
     private final SupersededVersions versions;
     private final Instant now;
     private final ProxyStatus observed;
+    private final List<ProxyEvent> events = new ArrayList<>();
     private Proxy proxy;
     private ProxyStatus staged;
     private boolean released;
@@ -89,6 +92,21 @@ final class Pass {
     /** Whether the staged {@code Provisioned} condition carries {@code reason}. */
     boolean provisionedBecause(Reason reason) {
         return provisioned().filter(c -> c.hasReason(reason)).isPresent();
+    }
+
+    /** The condition of {@code type} as it was read, before this pass staged anything. */
+    Optional<Condition> observed(String type) {
+        return Conditions.find(observed.conditions(), type);
+    }
+
+    /** Notes an Event about this Proxy, for the reconciler to record once the pass's writes succeed. */
+    void event(EventReason reason, String note) {
+        events.add(new ProxyEvent(key, proxy.getMetadata().getUid(), reason, note));
+    }
+
+    /** The Events noted so far, oldest first. */
+    List<ProxyEvent> events() {
+        return List.copyOf(events);
     }
 
     /** Stages "no instance address": the ip and every health field describing it go. */

@@ -32,6 +32,10 @@ import org.slf4j.LoggerFactory;
  * credentials (generated into the Proxy's Secret before anything is created), then create, adopt,
  * replace or observe by comparing the spec hash with the annotation.
  *
+ * <p>What a person should see as a Kubernetes Event (an instance created, replaced or deleted, a
+ * permanent or quota failure, health turning bad) is noted during the pass and handed to the
+ * {@link EventSink} after the pass's writes succeeded; see {@link EventReason}.
+ *
  * <p>Thread-safe: holds no per-Proxy state of its own; the work queue guarantees that one key
  * is never reconciled by two workers at once.
  */
@@ -42,17 +46,19 @@ public final class ProxyReconciler {
     private final ProxyStore store;
     private final ProviderRegistry providers;
     private final HealthSource health;
+    private final EventSink events;
     private final OperatorConfig.Reconcile intervals;
     private final Clock clock;
     private final SupersededVersions versions = new SupersededVersions();
     private final SecureRandom random = new SecureRandom();
     private final DeleteFlow deleteFlow;
 
-    public ProxyReconciler(ProxyStore store, ProviderRegistry providers, HealthSource health,
+    public ProxyReconciler(ProxyStore store, ProviderRegistry providers, HealthSource health, EventSink events,
             OperatorConfig.Reconcile intervals, Clock clock) {
         this.store = store;
         this.providers = providers;
         this.health = health;
+        this.events = events;
         this.intervals = intervals;
         this.clock = clock;
         this.deleteFlow = new DeleteFlow(providers, store, intervals);
@@ -77,6 +83,8 @@ public final class ProxyReconciler {
         try {
             Outcome outcome = dispatch(pass);
             pass.writeStatus();
+            // Only now: an Event must not tell of a state that a lost write race never stored.
+            pass.events().forEach(events::record);
             return outcome;
         } catch (ObjectChangedException e) {
             return new Outcome.Conflict(e.getMessage());
@@ -203,6 +211,13 @@ public final class ProxyReconciler {
         Instance instance = provider.create(shape.request(pass.proxy()));
         LOG.atInfo().addKeyValue("provider", pass.spec().provider()).addKeyValue("providerID", instance.providerID())
                 .log("Created instance");
+        if (pass.provisionedBecause(Reason.Replacing)) {
+            pass.event(EventReason.InstanceReplaced, "Created instance " + instance.providerID()
+                    + " to replace the deleted one (provider " + pass.spec().provider() + ")");
+        } else {
+            pass.event(EventReason.InstanceCreated, "Created instance " + instance.providerID()
+                    + " (provider " + pass.spec().provider() + ")");
+        }
         pass.annotate(Proxy.SPEC_HASH_ANNOTATION, shape.hash());
         pass.stage(s -> s.withProviderID(instance.providerID()));
         return observe(pass, provider, instance);
@@ -225,6 +240,8 @@ public final class ProxyReconciler {
         provider.delete(providerID);
         if (!pass.provisionedBecause(Reason.Replacing)) {
             LOG.atInfo().addKeyValue("providerID", providerID).log("Replacing instance; deleting the old one first");
+            pass.event(EventReason.ReplacingInstance, "Spec, cloud-init or credentials changed; deleting instance "
+                    + providerID + " to replace it");
         }
         pass.clearAddress();
         pass.provisioned(false, Reason.Replacing, "spec, cloud-init or credentials changed; deleting instance "
@@ -248,6 +265,8 @@ public final class ProxyReconciler {
                 if (!pass.provisionedBecause(Reason.Replacing)) {
                     LOG.atInfo().addKeyValue("providerID", id).addKeyValue("state", instance.state())
                             .log("Instance stopped; deleting it to create a new one");
+                    pass.event(EventReason.InstanceStopped, "Instance " + id + " is " + instance.state()
+                            + "; deleting it to create a new one");
                 }
                 pass.clearAddress();
                 pass.provisioned(false, Reason.Replacing, "instance " + id + " is " + instance.state()
@@ -273,12 +292,16 @@ public final class ProxyReconciler {
         return switch (e) {
             case ProviderException.QuotaExceeded q -> {
                 pass.provisioned(false, Reason.QuotaExceeded, q.getMessage());
+                pass.event(EventReason.QuotaExceeded, "Provider " + pass.spec().provider()
+                        + " is out of quota; retrying later: " + q.getMessage());
                 yield Outcome.after(intervals.quotaRetry());
             }
             case ProviderException.Permanent p -> {
                 LOG.atWarn().addKeyValue("provider", pass.spec().provider()).addKeyValue("error", p.getMessage())
                         .log("Provider refused the request for good; Failed until the spec changes");
                 pass.provisioned(false, Reason.PermanentError, p.getMessage());
+                pass.event(EventReason.PermanentError, "Provider " + pass.spec().provider()
+                        + " refused for good; Failed until the spec changes: " + p.getMessage());
                 yield Outcome.DONE;
             }
             case ProviderException.Transient t -> new Outcome.Failed(t.getMessage(), t);
@@ -287,13 +310,20 @@ public final class ProxyReconciler {
         };
     }
 
-    /** Stages the health engine's verdict, if it has one about this address. */
+    /**
+     * Stages the health engine's verdict, if it has one about this address. A verdict that turns
+     * the proxy unhealthy (from healthy, or as the first one) is an Event; turning healthy is not,
+     * so that a flapping proxy is one series of {@code Unhealthy} (see docs/decisions.md).
+     */
     private void applyHealth(Pass pass, String address) {
         Optional<HealthVerdict> verdict = health.verdict(pass.key()).filter(v -> v.address().equals(address));
         if (verdict.isEmpty()) {
             return;
         }
         HealthVerdict v = verdict.get();
+        if (!v.healthy() && pass.observed(Condition.HEALTHY).map(Condition::isTrue).orElse(true)) {
+            pass.event(EventReason.Unhealthy, "Health checks through the proxy failed: " + v.message());
+        }
         pass.stage(s -> s.withHealth(v.latencyMillis(), Conditions.timestamp(v.checkedAt()))
                 .withCondition(Condition.of(Condition.HEALTHY, v.healthy(), pass.generation(),
                         v.healthy() ? Reason.ProbeSucceeded : Reason.ProbeFailed, v.message(), v.checkedAt())));

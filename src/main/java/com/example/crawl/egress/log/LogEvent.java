@@ -51,12 +51,22 @@ record LogEvent(
             return null;
         }
         StringWriter trace = new StringWriter();
-        try (PrintWriter writer = new PrintWriter(trace)) {
+        printStack(new PrintWriter(trace));
+        return trace.toString().replace(System.lineSeparator(), "\n");
+    }
+
+    /**
+     * Prints the throwable's stack trace with causes to {@code writer} and flushes it; a
+     * throwable whose printing fails leaves a marker line instead of an exception.
+     */
+    void printStack(PrintWriter writer) {
+        try {
             thrown.printStackTrace(writer);
         } catch (RuntimeException | StackOverflowError e) {
-            trace.append("[stack trace failed: ").append(e.getClass().getName()).append("]\n");
+            writer.print("[stack trace failed: " + e.getClass().getName() + "]");
+            writer.println();
         }
-        return trace.toString().replace(System.lineSeparator(), "\n");
+        writer.flush();
     }
 
     /**

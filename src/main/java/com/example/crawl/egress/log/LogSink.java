@@ -18,8 +18,11 @@ import org.slf4j.event.Level;
  * lock is a {@link ReentrantLock}, not {@code synchronized}, so a virtual thread blocked on a slow
  * stdout does not pin its carrier on JDK 21.
  *
- * <p>Never throws: if rendering or writing fails, one constant line naming the logger and the
- * failure goes to the fallback stream (stderr in production) and the event is dropped.
+ * <p>Never throws: if rendering or writing throws, one constant line naming the logger and the
+ * failure goes to the fallback stream (stderr in production) and the event is dropped. A
+ * {@link PrintStream} does not throw when its stream fails, it only remembers the failure
+ * ({@link PrintStream#checkError()}); the sink checks after every line and says so on the
+ * fallback stream once per output stream, since every later line fails the same way.
  */
 final class LogSink {
     /** The sink of this process, behind the SLF4J provider and configured by {@link LogSetup}. */
@@ -28,8 +31,13 @@ final class LogSink {
     private static final DateTimeFormatter TIMESTAMP =
             DateTimeFormatter.ofPattern("uuuu-MM-dd'T'HH:mm:ss.SSS'Z'").withZone(ZoneOffset.UTC);
 
+    /** What the fallback stream is told, once per output stream, when that stream fails. */
+    static final String OUTPUT_FAILED =
+            "Log output failed; log lines are being lost and later failures are not reported";
+
     private final PrintStream fallback;
     private final ReentrantLock writeLock = new ReentrantLock();
+    private PrintStream reportedBroken; // guarded by writeLock
     private volatile LogSettings settings;
 
     LogSink(LogSettings settings, PrintStream fallback) {
@@ -71,6 +79,10 @@ final class LogSink {
         try {
             out.print(line);
             out.flush();
+            if (out != reportedBroken && out.checkError()) {
+                reportedBroken = out;
+                report(OUTPUT_FAILED);
+            }
         } finally {
             writeLock.unlock();
         }
@@ -78,9 +90,12 @@ final class LogSink {
 
     /** The message is left out on purpose: it is what failed, and it may be huge. */
     private void dropped(String logger, Throwable failure) {
+        report("Dropped log event logger=" + logger + " error=" + failure.getClass().getName());
+    }
+
+    private void report(String line) {
         try {
-            String error = failure.getClass().getName();
-            fallback.println("Dropped log event logger=" + logger + " error=" + error);
+            fallback.println(line);
         } catch (RuntimeException ignored) {
             // Nowhere left to report to; the caller must still not see an exception.
         }

@@ -1,5 +1,7 @@
 package com.example.crawl.egress.log;
 
+import java.io.PrintWriter;
+import java.io.Writer;
 import java.util.Map;
 import org.slf4j.event.KeyValuePair;
 
@@ -10,7 +12,10 @@ import org.slf4j.event.KeyValuePair;
  *
  * <p>Contracts: the first line is the whole event except the stack trace; control characters in
  * the message, keys and values are escaped ({@code \n}, {@code \t}, or a backslash-u escape) so
- * that no input can start a line that looks like another event. A value is quoted when it is
+ * that no input can start a line that looks like another event. The stack trace keeps the JDK's
+ * layout, one line per {@code println} of {@link Throwable#printStackTrace}, but inside each line
+ * control characters other than tab are escaped the same way, so an exception message holding a
+ * line break stays on its own line. A value is quoted when it is
  * empty or holds a space, control character, {@code "} or {@code =}; inside quotes {@code "} and
  * {@code \} are backslash-escaped. Stateless and thread-safe.
  */
@@ -37,9 +42,48 @@ final class TextLine {
         }
         b.append('\n');
         if (event.thrown() != null) {
-            b.append(event.stack());
+            event.printStack(new StackWriter(b));
         }
         return b.toString();
+    }
+
+    /**
+     * Appends what {@code printStackTrace} prints to a builder: a real line break for each
+     * {@code println}, and everything printed inside a line with its control characters escaped
+     * (tabs kept, they indent frames). {@code printStackTrace} prints each line with one
+     * {@code println(Object)}, which prints the text and then calls {@link #println()}.
+     */
+    private static final class StackWriter extends PrintWriter {
+        private final StringBuilder target;
+
+        StackWriter(StringBuilder target) {
+            super(new Writer() {
+                @Override
+                public void write(char[] chars, int offset, int length) {
+                    for (int i = offset; i < offset + length; i++) {
+                        if (chars[i] == '\t') {
+                            target.append('\t');
+                        } else {
+                            control(target, chars[i]);
+                        }
+                    }
+                }
+
+                @Override
+                public void flush() {
+                }
+
+                @Override
+                public void close() {
+                }
+            });
+            this.target = target;
+        }
+
+        @Override
+        public void println() {
+            target.append('\n');
+        }
     }
 
     private static void pair(StringBuilder b, String key, Object value) {

@@ -31,11 +31,17 @@ final class ControlLoop implements AutoCloseable {
      */
     ControlLoop(KubernetesClient client, Provider provider, OperatorConfig.Reconcile intervals,
             BiFunction<ProxyInformers, Consumer<ProxyKey>, HealthSource> health) {
+        this(client, provider, intervals, health, EventSink.NONE);
+    }
+
+    /** A loop as above whose reconciler records Events to {@code events}. */
+    ControlLoop(KubernetesClient client, Provider provider, OperatorConfig.Reconcile intervals,
+            BiFunction<ProxyInformers, Consumer<ProxyKey>, HealthSource> health, EventSink events) {
         informers = new ProxyInformers(client, "");
         WorkQueue<ProxyKey> queue = new WorkQueue<>(RateLimiter.defaultControllerLimiter(System::nanoTime),
                 System::nanoTime);
         ProxyReconciler reconciler = new ProxyReconciler(new ClusterProxyStore(client, informers),
-                Rig.registry(provider), health.apply(informers, queue::add), intervals, Clock.systemUTC());
+                Rig.registry(provider), health.apply(informers, queue::add), events, intervals, Clock.systemUTC());
         controller = new ProxyController(reconciler, queue, intervals.maxConcurrentReconciles(),
                 Thread.ofPlatform().name("reconcile-", 0).factory(), Duration.ofSeconds(10));
     }

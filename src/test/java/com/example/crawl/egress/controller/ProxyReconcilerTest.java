@@ -282,7 +282,7 @@ class ProxyReconcilerTest {
         assertEquals(Phase.Failed, rig.status(key).phase());
 
         ProxyReconciler restarted = new ProxyReconciler(rig.store, Rig.registry("gcp-us", rig.provider),
-                HealthSource.NONE, INTERVALS, rig.clock);
+                HealthSource.NONE, EventSink.NONE, INTERVALS, rig.clock);
         assertEquals(Outcome.after(INTERVALS.provisioningPoll()), restarted.reconcile(key));
     }
 

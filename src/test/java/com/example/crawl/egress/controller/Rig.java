@@ -24,7 +24,7 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * A reconciler over a {@link FakeProxyStore} and a {@link FakeProvider} named {@code fake}, with
- * a fake clock and a health source the test sets; every piece is reachable so that a test can
+ * a fake clock, a health source the test sets and a sink that keeps the Events; every piece is reachable so that a test can
  * play the user, the backend and the health engine.
  */
 final class Rig {
@@ -37,6 +37,7 @@ final class Rig {
     final FakeProxyStore store = new FakeProxyStore();
     final FakeProvider provider = new FakeProvider(clock);
     final Map<ProxyKey, HealthVerdict> verdicts = new ConcurrentHashMap<>();
+    final RecordingEventSink events = new RecordingEventSink();
     final ProxyReconciler reconciler;
 
     Rig() {
@@ -46,7 +47,7 @@ final class Rig {
     /** A rig whose reconciler sees the fake provider through {@code wrap}. */
     Rig(java.util.function.UnaryOperator<Provider> wrap) {
         this.reconciler = new ProxyReconciler(store, registry(wrap.apply(provider)),
-                key -> Optional.ofNullable(verdicts.get(key)), INTERVALS, clock);
+                key -> Optional.ofNullable(verdicts.get(key)), events, INTERVALS, clock);
     }
 
     static ProviderRegistry registry(Provider provider) {

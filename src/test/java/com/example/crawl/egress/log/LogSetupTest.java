@@ -12,8 +12,11 @@ import java.util.logging.Handler;
 import java.util.logging.LogManager;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.slf4j.bridge.SLF4JBridgeHandler;
 import org.slf4j.event.Level;
 
 /** Goes through the process-wide provider, so it restores the defaults after each test. */
@@ -84,8 +87,16 @@ class LogSetupTest {
 
         java.util.logging.Logger root = LogManager.getLogManager().getLogger("");
         Handler[] handlers = root.getHandlers();
-        assertEquals(1, handlers.length);
-        assertInstanceOf(JulBridge.class, handlers[0]);
-        assertEquals(java.util.logging.Level.FINE, root.getLevel());
+        assertEquals(1, handlers.length, "the console handler is gone and the bridge is there once");
+        assertInstanceOf(SLF4JBridgeHandler.class, handlers[0]);
+        assertEquals(java.util.logging.Level.FINER, root.getLevel());
+    }
+
+    @ParameterizedTest(name = "threshold {0}: JUL root at {1}")
+    @CsvSource({"ERROR, SEVERE", "WARN, WARNING", "INFO, CONFIG", "DEBUG, FINER", "TRACE, ALL"})
+    void shouldLetJulBuildOnlyRecordsTheThresholdKeeps(Level threshold, String julLevel) {
+        LogSetup.configure(LogFormat.JSON, threshold, CapturedLog.utf8(out), clock);
+
+        assertEquals(java.util.logging.Level.parse(julLevel), LogManager.getLogManager().getLogger("").getLevel());
     }
 }

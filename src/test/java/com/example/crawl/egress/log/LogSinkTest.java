@@ -2,8 +2,10 @@ package com.example.crawl.egress.log;
 
 import static org.junit.jupiter.api.Assertions.assertDoesNotThrow;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.ByteArrayOutputStream;
+import java.io.IOException;
 import java.io.OutputStream;
 import java.io.PrintStream;
 import java.time.Clock;
@@ -40,6 +42,60 @@ class LogSinkTest {
         assertEquals(
                 "Dropped log event logger=a.b error=java.lang.IllegalStateException\n",
                 fallback.toString());
+    }
+
+    /** An output stream whose writes fail with an IOException, which a PrintStream swallows. */
+    private static final class BrokenPipe extends OutputStream {
+        int attempts;
+
+        @Override
+        public void write(int b) throws IOException {
+            attempts++;
+            throw new IOException("Broken pipe");
+        }
+    }
+
+    @Test
+    void shouldReportAFailingOutputStreamOnceOnFallback() {
+        ByteArrayOutputStream fallback = new ByteArrayOutputStream();
+        BrokenPipe pipe = new BrokenPipe();
+        LogSink sink = new LogSink(new LogSettings(LogFormat.JSON, Level.INFO, new PrintStream(pipe),
+                Clock.fixed(CapturedLog.NOW, ZoneOffset.UTC)), CapturedLog.utf8(fallback));
+        Logger logger = new EgressLoggerFactory(sink, new BasicMDCAdapter()).getLogger("a.b");
+
+        assertDoesNotThrow(() -> {
+            logger.warn("First");
+            logger.warn("Second");
+            logger.warn("Third");
+        });
+
+        assertTrue(pipe.attempts >= 3, "every line was tried");
+        assertEquals(LogSink.OUTPUT_FAILED + "\n", fallback.toString());
+    }
+
+    @Test
+    void shouldReportAgainWhenReconfiguredWithAnotherFailingStream() {
+        ByteArrayOutputStream fallback = new ByteArrayOutputStream();
+        Clock clock = Clock.fixed(CapturedLog.NOW, ZoneOffset.UTC);
+        LogSink sink = new LogSink(new LogSettings(LogFormat.TEXT, Level.INFO, new PrintStream(new BrokenPipe()), clock),
+                CapturedLog.utf8(fallback));
+        sink.emit(new LogEvent(Level.INFO, "x", "m", null, null, null));
+        sink.emit(new LogEvent(Level.INFO, "x", "m", null, null, null));
+
+        sink.configure(new LogSettings(LogFormat.TEXT, Level.INFO, new PrintStream(new BrokenPipe()), clock));
+        sink.emit(new LogEvent(Level.INFO, "x", "m", null, null, null));
+
+        assertEquals(LogSink.OUTPUT_FAILED + "\n" + LogSink.OUTPUT_FAILED + "\n", fallback.toString());
+    }
+
+    @Test
+    void shouldSayNothingOnFallbackWhileTheStreamWorks() {
+        CapturedLog log = new CapturedLog(LogFormat.JSON, Level.INFO);
+
+        log.logger(CapturedLog.OWN).info("Fine");
+
+        assertEquals(1, log.lines().size());
+        assertEquals("", log.fallbackOutput());
     }
 
     @Test

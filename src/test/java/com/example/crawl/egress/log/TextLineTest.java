@@ -67,4 +67,30 @@ class TextLineTest {
                         + " bell=\"\\u0007\""),
                 log.lines());
     }
+
+    @Test
+    void shouldEscapeLineBreaksInExceptionMessagesSoAStackTraceCannotForgeALine() {
+        String forged = "boom\n2026-11-29T09:12:30.123Z INFO  com.example.crawl.egress.Reconciler  forged";
+        Exception cause = new IllegalArgumentException("bad\r\ninput\u001b[31m");
+
+        log.logger(CapturedLog.OWN).error("Reconcile failed", new IllegalStateException(forged, cause));
+
+        List<String> lines = log.lines();
+        assertEquals(1, lines.stream().filter(l -> l.startsWith("2026-")).count(), log.output());
+        assertEquals("java.lang.IllegalStateException: boom\\n2026-11-29T09:12:30.123Z INFO  "
+                + "com.example.crawl.egress.Reconciler  forged", lines.get(1));
+        assertTrue(lines.get(2).startsWith("\tat "), lines.get(2));
+        assertTrue(lines.contains("Caused by: java.lang.IllegalArgumentException: bad\\r\\ninput\\u001b[31m"),
+                log.output());
+        assertTrue(lines.stream().anyMatch(l -> l.matches("\t\\.\\.\\. \\d+ more")), "the JDK's layout is kept");
+    }
+
+    @Test
+    void shouldKeepAStackTraceOnePhysicalLinePerPrintedLine() {
+        Exception e = new IllegalStateException("plain");
+
+        log.logger(CapturedLog.OWN).error("Reconcile failed", e);
+
+        assertEquals(1 + 1 + e.getStackTrace().length, log.lines().size(), log.output());
+    }
 }
