@@ -48,8 +48,11 @@ final class SdkTelemetry {
                     .build()
                     .getOpenTelemetrySdk();
         } catch (ConfigurationException e) {
+            // Some refusals ("Unexpected configuration error") say what was wrong only in their cause.
+            String cause = e.getCause() == null || e.getCause().getMessage() == null ? ""
+                    : " (" + e.getCause().getMessage() + ")";
             throw new Telemetry.SetupException("OpenTelemetry cannot be configured from the OTEL_* variables: "
-                    + e.getMessage(), e);
+                    + e.getMessage() + cause, e);
         }
         LOG.atInfo().addKeyValue("variables", List.copyOf(new TreeSet<>(variables.keySet())))
                 .log("Tracing with the OpenTelemetry SDK");
