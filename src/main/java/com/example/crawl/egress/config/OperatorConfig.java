@@ -17,7 +17,9 @@ import org.slf4j.event.Level;
 /**
  * Everything the operator is told at start, parsed strictly once by {@link #parse} and then
  * immutable. Grouped so that each component receives only its own part. Nothing else in the
- * operator reads flags, environment variables or system properties.
+ * operator reads flags, environment variables or system properties (the OpenTelemetry SDK's
+ * autoconfiguration, when tracing is on, looks at them too, but takes the {@code OTEL_*} values
+ * captured here over its own reading).
  *
  * @param local           run the whole operator on one machine (embedded API server, Squid processes)
  * @param localStateDir   where local mode keeps its Squid instances, kubeconfig and lock (checked by
