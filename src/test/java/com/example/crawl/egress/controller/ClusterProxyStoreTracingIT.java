@@ -20,6 +20,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /** The store's API requests are client spans under the current span, and never start a trace. */
+@SuppressWarnings("try") // spans opened only to be current while the code under test runs
 class ClusterProxyStoreTracingIT {
 
     private final SpanRecorder spans = new SpanRecorder();

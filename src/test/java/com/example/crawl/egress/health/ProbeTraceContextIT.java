@@ -23,6 +23,7 @@ import org.junit.jupiter.api.Test;
  * {@code traceparent} if asked, sends exactly the bytes it sends without one: no trace context
  * ever reaches a proxy, or a target through it.
  */
+@SuppressWarnings("try") // spans opened only to be current while the code under test runs
 class ProbeTraceContextIT {
 
     private static final ConnectProber PROBER = new ConnectProber();

@@ -19,6 +19,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /** One client span per provider call, outermost of the decorators, the result and errors on it; calls unchanged. */
+@SuppressWarnings("try") // spans opened only to be current while the code under test runs
 class TracedProviderTest {
 
     private final SpanRecorder spans = new SpanRecorder();

@@ -27,6 +27,7 @@ import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
 /** A span of ours is current while open, its ids are in every log line written meanwhile, and in none after. */
+@SuppressWarnings("try") // spans opened only to be current while the code under test runs
 class ActiveSpanTest {
 
     private static final Logger LOG = LoggerFactory.getLogger(ActiveSpanTest.class);

@@ -19,17 +19,7 @@ import org.junit.jupiter.api.Test;
 class TelemetryTest {
 
     private static final String PARENT = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
-    private static final TextMapGetter<Map<String, String>> MAP = new TextMapGetter<>() {
-        @Override
-        public Iterable<String> keys(Map<String, String> carrier) {
-            return carrier.keySet();
-        }
-
-        @Override
-        public String get(Map<String, String> carrier, String key) {
-            return carrier == null ? null : carrier.get(key);
-        }
-    };
+    private static final TextMapGetter<Map<String, String>> MAP = (carrier, key) -> carrier == null ? null : carrier.get(key);
 
     @Test
     void shouldBeTheNoopOpenTelemetryWhenTracingIsOff() throws Exception {
