@@ -22,6 +22,7 @@ import com.example.crawl.egress.provider.ProviderRegistry;
 import com.example.crawl.egress.provider.kubernetes.PodProvider;
 import com.example.crawl.egress.queue.RateLimiter;
 import com.example.crawl.egress.queue.WorkQueue;
+import com.example.crawl.egress.tracing.Telemetry;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import java.io.IOException;
@@ -90,12 +91,22 @@ public final class Main {
         LogSetup.configure(config.logging().format(), config.logging().level(), out, Clock.systemUTC());
         // JVM-wide and read once: before anything creates an HttpServer (local mode's probe target is the first).
         JdkHttpServerLimits.apply(config.discovery());
+        // --- Tracing: the process's one OpenTelemetry, the no-op unless OTEL_* ask for the SDK.
+        // Registered first so that it closes last and still exports the spans of the shutdown.
+        Telemetry telemetry;
+        try {
+            telemetry = shutdown.register(Telemetry.start(config.tracing()));
+        } catch (Telemetry.SetupException e) {
+            err.println(NAME + ": " + e.getMessage());
+            return EXIT_USAGE;
+        }
+        // --- end of tracing set-up.
         Logger log = LoggerFactory.getLogger(Main.class);
         try {
             if (config.local()) {
-                runLocal(config, identity(env), out, shutdown);
+                runLocal(config, identity(env), out, shutdown, telemetry);
             } else {
-                runInCluster(config, identity(env), shutdown);
+                runInCluster(config, identity(env), shutdown, telemetry);
             }
             shutdown.await();
         } catch (ConfigException e) {
@@ -114,7 +125,7 @@ public final class Main {
     }
 
     /** Against the cluster the environment points at (in-cluster, or a kubeconfig), with the providers file. */
-    private static void runInCluster(OperatorConfig config, String identity, Shutdown shutdown)
+    private static void runInCluster(OperatorConfig config, String identity, Shutdown shutdown, Telemetry telemetry)
             throws ConfigException, StartException, InterruptedException {
         ProvidersConfig providersConfig = config.providersConfig().isPresent()
                 ? ProvidersConfig.load(config.providersConfig().get())
@@ -122,17 +133,17 @@ public final class Main {
         // Before the registry: the kubernetes provider shares the operator's client.
         KubernetesClient client = shutdown.register(new KubernetesClientBuilder().build());
         ProviderRegistry providers = ProviderRegistry.build(providersConfig,
-                providerFactories(client, EgressPolicy.from(config.egress())), ProviderDecorator.none());
+                providerFactories(client, EgressPolicy.from(config.egress())), decoration(telemetry));
         logLoaded(config, providers);
-        start(config, client, providers, identity, shutdown);
+        start(config, client, providers, identity, shutdown, telemetry);
     }
 
     /**
      * {@code --local}: the same operator against an embedded API server, with Squid processes as
      * proxies and sample Proxies; the banner (printed once, with the token) says what to try.
      */
-    private static void runLocal(OperatorConfig config, String identity, PrintStream out, Shutdown shutdown)
-            throws ConfigException, StartException, InterruptedException {
+    private static void runLocal(OperatorConfig config, String identity, PrintStream out, Shutdown shutdown,
+            Telemetry telemetry) throws ConfigException, StartException, InterruptedException {
         if (config.providersConfig().isPresent()) {
             throw new ConfigException("--providers-config does not apply to --local, which runs its own local provider");
         }
@@ -144,9 +155,9 @@ public final class Main {
         }
         OperatorConfig withToken = config.withDiscoveryToken(local.token());
         ProviderRegistry providers = ProviderRegistry.build(LocalMode.providersConfig(config),
-                Map.of("local", c -> local.provider()), ProviderDecorator.none());
+                Map.of("local", c -> local.provider()), decoration(telemetry));
         logLoaded(withToken, providers);
-        start(withToken, local.client(), providers, identity, shutdown);
+        start(withToken, local.client(), providers, identity, shutdown, telemetry);
         local.createSamples();
         out.print(local.banner(config.endpoints().discovery()));
         out.flush();
@@ -159,6 +170,11 @@ public final class Main {
                 .log("Configuration loaded");
     }
 
+    /** What wraps every provider. Tracing stays outermost: metering joins as {@code metered(...).andThen(traced(...))}. */
+    private static ProviderDecorator decoration(Telemetry telemetry) {
+        return ProviderDecorator.traced(telemetry.tracer());
+    }
+
     /** One factory per provider type this build has; each type joins in the change that builds its provider. */
     private static Map<String, ProviderFactory> providerFactories(KubernetesClient client, EgressPolicy policy) {
         return Map.of("kubernetes", c -> PodProvider.create(c, client, policy));
@@ -166,7 +182,7 @@ public final class Main {
 
     /** Builds and starts every component; registers each with {@code shutdown} in reverse stop order. */
     private static void start(OperatorConfig config, KubernetesClient client, ProviderRegistry providers,
-            String identity, Shutdown shutdown) throws StartException, InterruptedException {
+            String identity, Shutdown shutdown, Telemetry telemetry) throws StartException, InterruptedException {
         // A thread per callback: a lost lease must be handled even while a start is still running.
         ExecutorService leaderStart = shutdown.register(Executors.newThreadPerTaskExecutor(
                 Thread.ofPlatform().name("leader-", 0).factory()));
@@ -180,12 +196,12 @@ public final class Main {
                 Clock.systemUTC()));
         events.start();
         HealthEngine healthEngine = new HealthEngine(informers::proxies, informers::credentials, prober, queue::add,
-                config.probes(), ProbeRecorder.NONE);
-        ProxyReconciler reconciler = new ProxyReconciler(new ClusterProxyStore(client, informers), providers,
-                healthEngine, events, config.reconcile(), Clock.systemUTC());
+                config.probes(), ProbeRecorder.NONE, telemetry.tracer());
+        ProxyReconciler reconciler = new ProxyReconciler(new ClusterProxyStore(client, informers, telemetry.tracer()),
+                providers, healthEngine, events, config.reconcile(), Clock.systemUTC(), telemetry.tracer());
         ProxyController controller = new ProxyController(reconciler, queue,
                 config.reconcile().maxConcurrentReconciles(), Thread.ofPlatform().name("reconcile-", 0).factory(),
-                DRAIN_TIMEOUT);
+                DRAIN_TIMEOUT, telemetry.tracer());
         LeaderElection election = shutdown.register(newLeaderElection(client, config, identity,
                 () -> startLeading(controller, healthEngine), shutdown, leaderStart));
         shutdown.register(controller);
@@ -198,7 +214,7 @@ public final class Main {
         }
         // Discovery runs on every replica, leader or not; it binds now so that a taken port fails fast.
         LeaseStore leases = shutdown.register(new LeaseStore(config.leases(), Clock.systemUTC()));
-        DiscoveryServer discovery = shutdown.register(newDiscoveryServer(config, informers, leases));
+        DiscoveryServer discovery = shutdown.register(newDiscoveryServer(config, informers, leases, telemetry));
         awaitSync(informers.start(controller::enqueue), client.getMasterUrl().toString());
         leases.start();
         discovery.start();
@@ -206,7 +222,7 @@ public final class Main {
     }
 
     private static DiscoveryServer newDiscoveryServer(OperatorConfig config, ProxyInformers informers,
-            LeaseStore leases) throws StartException {
+            LeaseStore leases, Telemetry telemetry) throws StartException {
         InetSocketAddress address = config.endpoints().discovery();
         Optional<String> token = Optional.of(config.discovery().token()).filter(t -> !t.isEmpty());
         if (token.isEmpty()) {
@@ -216,7 +232,7 @@ public final class Main {
         }
         try {
             return new DiscoveryServer(address, informers::proxies, informers::credentials, leases, token,
-                    LeaseRecorder.NONE);
+                    LeaseRecorder.NONE, telemetry.openTelemetry());
         } catch (IOException e) {
             throw new StartException("cannot listen on --discovery-address " + address.getHostString() + ":"
                     + address.getPort() + ": " + e.getMessage());
@@ -292,7 +308,10 @@ public final class Main {
                 + "  " + OperatorConfig.DISCOVERY_TOKEN_ENV + "  bearer token discovery clients must send (required unless\n"
                 + "        --discovery-allow-unauthenticated or --local)\n"
                 + "  " + OperatorConfig.POD_NAMESPACE_ENV + "  the operator's namespace, for the leader-election Lease\n"
-                + "  OTEL_*  OpenTelemetry exporter settings; tracing is off unless they ask for it\n\n"
+                + "  OTEL_EXPORTER_OTLP_ENDPOINT  OTLP/HTTP collector to send trace spans to (e.g. http://collector:4318);\n"
+                + "        tracing is off without it (or OTEL_TRACES_EXPORTER=otlp), and OTEL_SDK_DISABLED=true or\n"
+                + "        OTEL_TRACES_EXPORTER=none keep it off. Other OTEL_* settings (OTEL_SERVICE_NAME,\n"
+                + "        OTEL_TRACES_SAMPLER, OTEL_EXPORTER_OTLP_HEADERS, ...) as docs/operations.md lists\n\n"
                 + "Flags:\n"
                 + OperatorConfig.usage();
     }

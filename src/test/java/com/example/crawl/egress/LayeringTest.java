@@ -33,6 +33,7 @@ class LayeringTest {
             "io.fabric8.kubernetes.model.annotation.", "io.fabric8.kubernetes.client.CustomResource",
             "com.fasterxml.jackson.annotation.", "tools.jackson.");
     private static final List<String> PROVIDERS = List.of("kubernetes", "gcp", "kvm", "local");
+    private static final String SDK_FILE = "com/example/crawl/egress/tracing/SdkTelemetry.java";
 
     record Source(String pkg, String file, List<String> deps) { }
 
@@ -77,6 +78,23 @@ class LayeringTest {
     }
 
     @Test
+    void shouldKeepTheOpenTelemetrySdkBehindOneClassAndTraceContextOutOfOutgoingRequests() {
+        assertTrue(sources().stream().anyMatch(s -> s.file().equals(SDK_FILE)), "the rule is checked against the real class");
+        assertEquals(1, check(source(BASE + ".tracing", "import io.opentelemetry.sdk.OpenTelemetrySdk;")).size());
+        assertEquals(1, check(source(BASE, "import io.opentelemetry.exporter.otlp.http.trace.OtlpHttpSpanExporter;")).size());
+        assertEquals(0, check(new Source(BASE + ".tracing", SDK_FILE,
+                List.of("io.opentelemetry.sdk.OpenTelemetrySdk"))).size());
+        assertEquals(1, check(source(BASE + ".controller", "import io.opentelemetry.api.GlobalOpenTelemetry;")).size());
+        assertEquals(1, check(source(BASE + ".log", "import io.opentelemetry.api.trace.Span;")).size());
+        assertEquals(0, check(source(BASE + ".log", "import org.slf4j.MDC; import java.util.Map;")).size());
+        assertEquals(1, check(source(BASE + ".health",
+                "import io.opentelemetry.context.propagation.TextMapPropagator;")).size());
+        assertEquals(0, check(source(BASE + ".discovery",
+                "import io.opentelemetry.context.propagation.TextMapGetter;")).size());
+        assertEquals(0, check(source(BASE + ".health", "import io.opentelemetry.api.trace.Tracer;")).size());
+    }
+
+    @Test
     void shouldHoldTheProberToRawSockets() {
         assertTrue(sources().stream().anyMatch(s -> s.file().equals("com/example/crawl/egress/health/ConnectProber.java")),
                 "the rule is checked against the real prober");
@@ -96,6 +114,10 @@ class LayeringTest {
         String pkg = s.pkg();
         for (String dep : s.deps()) {
             String why = forbidden(pkg, dep);
+            if (why == null && (dep.startsWith("io.opentelemetry.sdk.") || dep.startsWith("io.opentelemetry.exporter."))
+                    && !s.file().equals(SDK_FILE)) {
+                why = "only tracing/SdkTelemetry names the OpenTelemetry SDK, so that without tracing none of it is loaded";
+            }
             if (why != null) {
                 out.add(s.file() + ": " + dep + " (" + why + ")");
             }
@@ -104,6 +126,17 @@ class LayeringTest {
     }
 
     private static String forbidden(String pkg, String dep) {
+        if (dep.equals("io.opentelemetry.api.GlobalOpenTelemetry")) {
+            return "the OpenTelemetry instance is built in Main and passed in, never global";
+        }
+        if (pkg.equals(BASE + ".log") && !dep.startsWith("java.") && !dep.startsWith("org.slf4j.")
+                && !dep.startsWith(pkg + ".")) {
+            return "log uses only the JDK and slf4j-api: logging a failure of anything else must not fail";
+        }
+        if ((dep.startsWith("io.opentelemetry.context.propagation.") || dep.startsWith("io.opentelemetry.api.trace.propagation."))
+                && !pkg.equals(BASE + ".discovery") && !pkg.equals(BASE + ".tracing")) {
+            return "trace context is only read, on discovery; nothing sends it (no traceparent to a proxy or probe target)";
+        }
         if (pkg.equals(BASE + ".api") && API_ALLOWED.stream().noneMatch(dep::startsWith)) {
             return "api imports no client, provider, HTTP or component code";
         }

@@ -50,9 +50,10 @@ class MainIT {
         for (String flag : List.of("--local", "--proxy-namespace=", "--providers-config=", "--leader-elect=",
                 "--metrics-address=", "--health-address=", "--discovery-address=", "--max-concurrent-reconciles=",
                 "--gc-interval=", "--provider-check-interval=", "--max-lease-ttl=", "--default-probe-url=",
-                "--log-format=", "--log-level=")) {
+                "--log-format=", "--log-level=", "--trace-health-probes")) {
             assertTrue(r.out().contains("  " + flag), flag + " missing from --help");
         }
+        assertTrue(r.out().contains("  OTEL_EXPORTER_OTLP_ENDPOINT  "), "how to turn tracing on");
     }
 
     @Test

@@ -52,6 +52,22 @@ class MainTest {
     }
 
     @Test
+    void shouldExitTwoWithOneLineNamingAnOtelVariableThisBuildCannotServe() {
+        assertEquals(2, run(Map.of("DISCOVERY_TOKEN", "t", "OTEL_TRACES_EXPORTER", "zipkin")));
+        assertEquals("egress-proxies-operator: invalid value \"zipkin\" for environment variable OTEL_TRACES_EXPORTER: "
+                + "expected otlp or none (this build ships only the OTLP exporter)\n", err());
+    }
+
+    @Test
+    void shouldExitTwoWithOneLineWhenTheSdkRefusesAnOtelVariable() {
+        assertEquals(2, run(Map.of("DISCOVERY_TOKEN", "t", "OTEL_EXPORTER_OTLP_ENDPOINT", "http://127.0.0.1:1",
+                "OTEL_TRACES_SAMPLER", "sometimes")));
+        assertTrue(err().startsWith("egress-proxies-operator: OpenTelemetry cannot be configured from the OTEL_* "
+                + "variables: "), err());
+        assertEquals(1, err().lines().count(), err());
+    }
+
+    @Test
     void shouldExitTwoWithOneLineNamingABadFlag() {
         assertEquals(2, run(Map.of("DISCOVERY_TOKEN", "t"), "--max-concurrent-reconciles=-1"));
         assertEquals("egress-proxies-operator: invalid value \"-1\" for flag --max-concurrent-reconciles: "

@@ -69,7 +69,8 @@ final class FlagTable {
                 .define("max-concurrent-probes", "1000", "health probes in flight at once (each a socket and a virtual thread)")
                 .define("latency-report-interval", "60s",
                         "shortest interval between latency-only status updates of a healthy proxy")
-                .defineBool("trace-health-probes", "emit a trace span per health probe (off: one per proxy per second)")
+                .defineBool("trace-health-probes", "when tracing is on (OTEL_*), export a span (health.probe) per health "
+                        + "probe; off by default, since each proxy is probed about once a second")
                 .define("log-format", "json", "log line format: json or text")
                 .define("log-level", "info", "lowest level logged: error, warn, info, debug or trace");
     }

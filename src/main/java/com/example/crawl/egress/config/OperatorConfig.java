@@ -10,13 +10,16 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.TreeSet;
 import java.util.stream.Stream;
 import org.slf4j.event.Level;
 
 /**
  * Everything the operator is told at start, parsed strictly once by {@link #parse} and then
  * immutable. Grouped so that each component receives only its own part. Nothing else in the
- * operator reads flags, environment variables or system properties.
+ * operator reads flags, environment variables or system properties (the OpenTelemetry SDK's
+ * autoconfiguration, when tracing is on, looks at them too, but takes the {@code OTEL_*} values
+ * captured here over its own reading).
  *
  * @param local           run the whole operator on one machine (embedded API server, Squid processes)
  * @param localStateDir   where local mode keeps its Squid instances, kubeconfig and lock (checked by
@@ -40,7 +43,8 @@ public record OperatorConfig(
         Discovery discovery,
         Egress egress,
         Probes probes,
-        Logging logging) {
+        Logging logging,
+        Tracing tracing) {
 
     /**
      * The probe URL of local mode unless {@code --default-probe-url} says otherwise: local mode
@@ -123,6 +127,30 @@ public record OperatorConfig(
     public record Logging(LogFormat format, Level level) { }
 
     /**
+     * Tracing, from the {@code OTEL_*} environment variables: whether they ask for the
+     * OpenTelemetry SDK, and every one of them, for the SDK's autoconfiguration.
+     *
+     * @param enabled   install the SDK: an OTLP endpoint or {@code OTEL_TRACES_EXPORTER} is set, and
+     *                  neither {@code OTEL_SDK_DISABLED=true} nor {@code OTEL_TRACES_EXPORTER=none}
+     * @param variables every {@code OTEL_*} variable of the environment, by name; values may carry
+     *                  credentials ({@code OTEL_EXPORTER_OTLP_HEADERS}), so {@link #toString()}
+     *                  prints only the names
+     */
+    public record Tracing(boolean enabled, Map<String, String> variables) {
+        /** No tracing: the no-op OpenTelemetry. */
+        public static final Tracing OFF = new Tracing(false, Map.of());
+
+        public Tracing {
+            variables = Map.copyOf(variables);
+        }
+
+        @Override
+        public String toString() {
+            return "Tracing[enabled=" + enabled + ", variables=" + new TreeSet<>(variables.keySet()) + "]";
+        }
+    }
+
+    /**
      * Parses flags and environment. {@code --help} is not a flag here; {@code Main} handles it
      * before calling this.
      *
@@ -151,13 +179,15 @@ public record OperatorConfig(
                 new Probes(local && !f.isSet("default-probe-url") ? LOCAL_PROBE_URL : f.httpUrl("default-probe-url"),
                         f.integer("max-concurrent-probes", 1, 100_000),
                         positive(f, "latency-report-interval"), f.bool("trace-health-probes")),
-                logging(f));
+                logging(f),
+                OtelVariables.parse(env));
     }
 
     /** This config with another discovery token (local mode generates one when none is set). */
     public OperatorConfig withDiscoveryToken(String token) {
         return new OperatorConfig(local, localStateDir, localSquid, proxyNamespace, providersConfig, leaderElection,
-                endpoints, reconcile, gc, providerChecks, leases, discovery.withToken(token), egress, probes, logging);
+                endpoints, reconcile, gc, providerChecks, leases, discovery.withToken(token), egress, probes, logging,
+                tracing);
     }
 
     /** The {@code --help} text. */

@@ -2,7 +2,9 @@ package com.example.crawl.egress.controller;
 
 import com.example.crawl.egress.provider.ProviderException;
 import com.example.crawl.egress.queue.WorkQueue;
+import com.example.crawl.egress.tracing.ActiveSpan;
 import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.opentelemetry.api.trace.Tracer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -21,7 +23,10 @@ import org.slf4j.MDC;
  *
  * <p>Every failure is logged here, once, where it is handled; the reconciler does not log its
  * failures. Each reconcile runs with {@code namespace}, {@code name} and a fresh
- * {@code reconcileID} in the MDC, so every line it logs carries them.
+ * {@code reconcileID} in the MDC, so every line it logs carries them. Each is also the root span
+ * {@value #SPAN} of a trace of its own (watch events carry no trace context), with the key, the
+ * reconcileID and the outcome ({@code reconcile.result}: {@code done}, {@code requeue},
+ * {@code failed}, {@code conflict}); the reconciler's spans are its children.
  *
  * <p>Lifecycle: {@link #start} once; {@link #close} is idempotent, lets running reconciles
  * finish (bounded by the drain timeout) and stops the workers.
@@ -29,26 +34,30 @@ import org.slf4j.MDC;
 public final class ProxyController implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(ProxyController.class);
+    static final String SPAN = "Reconcile Proxy";
 
     private final ProxyReconciler reconciler;
     private final WorkQueue<ProxyKey> queue;
     private final int workers;
     private final ThreadFactory threads;
     private final Duration drainTimeout;
+    private final Tracer tracer;
     private final List<Thread> running = new ArrayList<>(); // guarded by this
 
     /**
      * @param threads      makes the worker threads; platform threads, since providers may block
      *                     in native code
      * @param drainTimeout how long {@link #close} waits for running reconciles
+     * @param tracer       makes the root span of each reconcile
      */
     public ProxyController(ProxyReconciler reconciler, WorkQueue<ProxyKey> queue, int workers,
-            ThreadFactory threads, Duration drainTimeout) {
+            ThreadFactory threads, Duration drainTimeout, Tracer tracer) {
         this.reconciler = reconciler;
         this.queue = queue;
         this.workers = workers;
         this.threads = threads;
         this.drainTimeout = drainTimeout;
+        this.tracer = tracer;
     }
 
     /** Puts a Proxy on the queue because it, or a Secret it uses, changed. Never blocks. */
@@ -109,11 +118,16 @@ public final class ProxyController implements AutoCloseable {
             return false;
         }
         ProxyKey key = next.get();
+        String reconcileID = UUID.randomUUID().toString();
         MDC.put("namespace", key.namespace());
         MDC.put("name", key.name());
-        MDC.put("reconcileID", UUID.randomUUID().toString());
-        try {
-            apply(key, reconcileSafely(key));
+        MDC.put("reconcileID", reconcileID);
+        try (ActiveSpan span = ActiveSpan.start(tracer.spanBuilder(SPAN).setNoParent()
+                .setAttribute("proxy.namespace", key.namespace()).setAttribute("proxy.name", key.name())
+                .setAttribute("reconcile.id", reconcileID))) {
+            Outcome outcome = reconcileSafely(key);
+            traced(span, outcome);
+            apply(key, outcome);
         } finally {
             MDC.clear();
             queue.done(key);
@@ -128,6 +142,26 @@ public final class ProxyController implements AutoCloseable {
             // A bug, not an expected failure: keep the worker alive and retry with backoff.
             return new Outcome.Failed("unexpected " + e.getClass().getSimpleName() + ": " + e.getMessage(), e);
         }
+    }
+
+    private static void traced(ActiveSpan span, Outcome outcome) {
+        switch (outcome) {
+            case Outcome.Done d -> span.set("reconcile.result", "done");
+            case Outcome.RequeueAfter r -> span.set("reconcile.result", "requeue")
+                    .set("reconcile.requeue_after_ms", r.delay().toMillis());
+            case Outcome.Failed f -> span.set("reconcile.result", "failed").failed(errorType(f.cause()), f.message());
+            case Outcome.Conflict c -> span.set("reconcile.result", "conflict");
+        }
+    }
+
+    /** A provider error's kind, the API's HTTP status, or the class of anything else. */
+    private static String errorType(Throwable cause) {
+        return switch (cause) {
+            case null -> "Failed";
+            case ProviderException p -> p.kind();
+            case KubernetesClientException k -> k.getCode() > 0 ? Integer.toString(k.getCode()) : "KubernetesClientException";
+            default -> cause.getClass().getName();
+        };
     }
 
     /** Expected failures (a provider or the API said no) log a message; anything else its stack too. */

@@ -13,7 +13,9 @@ import com.example.crawl.egress.provider.Instance;
 import com.example.crawl.egress.provider.Provider;
 import com.example.crawl.egress.provider.ProviderException;
 import com.example.crawl.egress.provider.ProviderRegistry;
+import com.example.crawl.egress.tracing.ActiveSpan;
 import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.opentelemetry.api.trace.Tracer;
 import java.security.SecureRandom;
 import java.time.Clock;
 import java.util.List;
@@ -36,6 +38,10 @@ import org.slf4j.LoggerFactory;
  * permanent or quota failure, health turning bad) is noted during the pass and handed to the
  * {@link EventSink} after the pass's writes succeeded; see {@link EventReason}.
  *
+ * <p>Spans, children of the worker's root span: {@code reconcile.managed},
+ * {@code reconcile.replaceInstance} and {@code reconcile.delete}, around those steps; provider calls
+ * and Kubernetes writes inside them make their own. {@code External} does no I/O and has none.
+ *
  * <p>Thread-safe: holds no per-Proxy state of its own; the work queue guarantees that one key
  * is never reconciled by two workers at once.
  */
@@ -52,9 +58,11 @@ public final class ProxyReconciler {
     private final SupersededVersions versions = new SupersededVersions();
     private final SecureRandom random = new SecureRandom();
     private final DeleteFlow deleteFlow;
+    private final Tracer tracer;
 
+    /** @param tracer makes the spans of the reconcile's steps */
     public ProxyReconciler(ProxyStore store, ProviderRegistry providers, HealthSource health, EventSink events,
-            OperatorConfig.Reconcile intervals, Clock clock) {
+            OperatorConfig.Reconcile intervals, Clock clock, Tracer tracer) {
         this.store = store;
         this.providers = providers;
         this.health = health;
@@ -62,6 +70,7 @@ public final class ProxyReconciler {
         this.intervals = intervals;
         this.clock = clock;
         this.deleteFlow = new DeleteFlow(providers, store, intervals);
+        this.tracer = tracer;
     }
 
     /**
@@ -93,9 +102,12 @@ public final class ProxyReconciler {
         }
     }
 
+    @SuppressWarnings("try") // the span only has to be current while the step runs
     private Outcome dispatch(Pass pass) throws ObjectChangedException {
         if (pass.deleting()) {
-            return deleteFlow.run(pass);
+            try (ActiveSpan span = ActiveSpan.start(tracer.spanBuilder("reconcile.delete"))) {
+                return deleteFlow.run(pass);
+            }
         }
         if (pass.spec() == null) {
             pass.provisioned(false, Reason.InvalidSpec, "spec: required");
@@ -108,7 +120,11 @@ public final class ProxyReconciler {
         }
         return switch (pass.spec().mode()) {
             case External -> external(pass);
-            case Managed -> managed(pass);
+            case Managed -> {
+                try (ActiveSpan span = ActiveSpan.start(tracer.spanBuilder("reconcile.managed"))) {
+                    yield managed(pass);
+                }
+            }
         };
     }
 
@@ -177,6 +193,7 @@ public final class ProxyReconciler {
                 && pass.provisioned().map(Condition::observedGeneration).filter(g -> g == pass.generation()).isPresent();
     }
 
+    @SuppressWarnings("try") // the span only has to be current while the step runs
     private Outcome converge(Pass pass, Provider provider, Shape shape)
             throws ProviderException, ObjectChangedException {
         String providerID = pass.status().providerID();
@@ -188,7 +205,9 @@ public final class ProxyReconciler {
             // An instance recorded without a hash (an older operator, a lost write): adopt it as is.
             pass.annotate(Proxy.SPEC_HASH_ANNOTATION, shape.hash());
         } else if (!annotated.equals(shape.hash())) {
-            return replace(pass, provider, shape);
+            try (ActiveSpan span = ActiveSpan.start(tracer.spanBuilder("reconcile.replaceInstance"))) {
+                return replace(pass, provider, shape);
+            }
         }
         Instance instance;
         try {

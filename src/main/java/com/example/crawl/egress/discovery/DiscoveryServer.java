@@ -6,6 +6,7 @@ import com.example.crawl.egress.lease.LeaseStore;
 import com.sun.net.httpserver.HttpContext;
 import com.sun.net.httpserver.HttpHandler;
 import com.sun.net.httpserver.HttpServer;
+import io.opentelemetry.api.OpenTelemetry;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.util.Collection;
@@ -19,8 +20,8 @@ import java.util.function.Supplier;
 
 /**
  * The discovery and lease API on the JDK {@link HttpServer}: one context at {@code /} whose
- * filters run outermost first ({@link Recover}, {@link RequestLog}, {@link RequestLimits},
- * {@link BearerAuth}) in front of the {@link Router} and one handler per route. Each request runs
+ * filters run outermost first ({@link RequestTracing}, {@link Recover}, {@link RequestLog},
+ * {@link RequestLimits}, {@link BearerAuth}) in front of the {@link Router} and one handler per route. Each request runs
  * on its own virtual thread. Runs on every replica; reads Proxies only through the supplier and
  * leases only through the store, and writes nothing to the API server.
  *
@@ -45,11 +46,12 @@ public final class DiscoveryServer implements AutoCloseable {
      * @param leases   the lease store, which this server does not start or close
      * @param token    the bearer token clients must send; empty serves without authentication
      * @param recorder where lease outcomes go, for metrics
+     * @param openTelemetry makes a server span per request, continuing the client's {@code traceparent}
      * @throws IOException when the address cannot be resolved or bound
      */
     public DiscoveryServer(InetSocketAddress address, Supplier<? extends Collection<Proxy>> proxies,
             Function<Proxy, Optional<ProxyCredentials>> credentials, LeaseStore leases, Optional<String> token,
-            LeaseRecorder recorder) throws IOException {
+            LeaseRecorder recorder, OpenTelemetry openTelemetry) throws IOException {
         InetSocketAddress bind = address.isUnresolved()
                 ? new InetSocketAddress(address.getHostString(), address.getPort())
                 : address;
@@ -66,6 +68,7 @@ public final class DiscoveryServer implements AutoCloseable {
         server = HttpServer.create(bind, BACKLOG);
         server.setExecutor(executor);
         HttpContext context = server.createContext("/", new Router(handlers));
+        context.getFilters().add(new RequestTracing(openTelemetry));
         context.getFilters().add(new Recover());
         context.getFilters().add(new RequestLog(System::nanoTime));
         context.getFilters().add(new RequestLimits());

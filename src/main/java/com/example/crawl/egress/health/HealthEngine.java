@@ -7,7 +7,10 @@ import com.example.crawl.egress.controller.HealthSource;
 import com.example.crawl.egress.controller.HealthVerdict;
 import com.example.crawl.egress.controller.ProxyKey;
 import com.example.crawl.egress.queue.NanoClock;
+import com.example.crawl.egress.tracing.ActiveSpan;
 
+import io.opentelemetry.api.trace.SpanKind;
+import io.opentelemetry.api.trace.Tracer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -50,6 +53,10 @@ import java.util.random.RandomGenerator;
  * the listener (the reconcile queue); if the listener throws, the key counts as not reported and
  * the next probe reports it again. The engine never writes status itself.
  *
+ * <p>With {@code --trace-health-probes}, each probe is the root span {@value #SPAN} of a trace of
+ * its own (off by default: a proxy is probed about once a second). The prober never sends trace
+ * context: nothing of the span reaches the proxy or the target.
+ *
  * <p>Thread-safe. {@link #start} once; {@link #close} is idempotent and does not wait for probes
  * in flight (each ends by its own deadline; its result is then dropped).
  */
@@ -57,6 +64,7 @@ public final class HealthEngine implements HealthSource, AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(HealthEngine.class);
     static final Duration TICK = Duration.ofSeconds(1);
+    static final String SPAN = "health.probe";
 
     /** The engine's sources of time, threads and chance; tests replace them. */
     record Seams(Clock clock, NanoClock nanos, Executor probeThreads, RandomGenerator random) {
@@ -77,6 +85,7 @@ public final class HealthEngine implements HealthSource, AutoCloseable {
     private final OperatorConfig.Probes config;
     private final ProbeRecorder recorder;
     private final Seams seams;
+    private final Tracer tracer;
     private final Semaphore permits;
 
     private final ReentrantLock lock = new ReentrantLock();
@@ -97,16 +106,17 @@ public final class HealthEngine implements HealthSource, AutoCloseable {
      * @param listener receives the key of a proxy whose reported verdict changed; must not block
      * @param config   default probe URL, concurrency limit, latency report interval
      * @param recorder receives every probe, for metrics
+     * @param tracer   makes a span per probe when {@code config.trace()} says so
      */
     public HealthEngine(Supplier<? extends Collection<Proxy>> proxies,
             Function<Proxy, Optional<ProxyCredentials>> credentials, Prober prober, Consumer<ProxyKey> listener,
-            OperatorConfig.Probes config, ProbeRecorder recorder) {
-        this(proxies, credentials, prober, listener, config, recorder, Seams.system());
+            OperatorConfig.Probes config, ProbeRecorder recorder, Tracer tracer) {
+        this(proxies, credentials, prober, listener, config, recorder, tracer, Seams.system());
     }
 
     HealthEngine(Supplier<? extends Collection<Proxy>> proxies,
             Function<Proxy, Optional<ProxyCredentials>> credentials, Prober prober, Consumer<ProxyKey> listener,
-            OperatorConfig.Probes config, ProbeRecorder recorder, Seams seams) {
+            OperatorConfig.Probes config, ProbeRecorder recorder, Tracer tracer, Seams seams) {
         this.proxies = proxies;
         this.credentials = credentials;
         this.prober = prober;
@@ -114,6 +124,7 @@ public final class HealthEngine implements HealthSource, AutoCloseable {
         this.config = config;
         this.recorder = recorder;
         this.seams = seams;
+        this.tracer = tracer;
         this.permits = new Semaphore(config.maxConcurrent());
     }
 
@@ -306,8 +317,9 @@ public final class HealthEngine implements HealthSource, AutoCloseable {
 
     private void probe(Job job) {
         Optional<HealthVerdict> taken = Optional.empty();
-        try {
+        try (ActiveSpan span = probeSpan(job)) {
             ProbeResult result = prober.probe(job.target());
+            traced(span, result);
             recorder.finished(job.key(), result);
             taken = apply(job, result);
         } catch (RuntimeException e) {
@@ -326,6 +338,25 @@ public final class HealthEngine implements HealthSource, AutoCloseable {
             } finally {
                 lock.unlock();
             }
+        }
+    }
+
+    private ActiveSpan probeSpan(Job job) {
+        if (!config.trace()) {
+            return ActiveSpan.none();
+        }
+        ProbeTarget target = job.target();
+        return ActiveSpan.start(tracer.spanBuilder(SPAN).setNoParent().setSpanKind(SpanKind.CLIENT)
+                .setAttribute("proxy.namespace", job.key().namespace()).setAttribute("proxy.name", job.key().name())
+                .setAttribute("server.address", target.proxyHost()).setAttribute("server.port", target.proxyPort())
+                .setAttribute("probe.target", target.url().getHost() + ":" + target.targetPort()));
+    }
+
+    private static void traced(ActiveSpan span, ProbeResult result) {
+        switch (result) {
+            case ProbeResult.Success ok -> span.set("probe.result", "Success").set("probe.status_code", ok.status());
+            case ProbeResult.Failure f -> span.set("probe.result", f.reason().name())
+                    .failed(f.reason().name(), f.message());
         }
     }
 

@@ -1,16 +1,18 @@
 package com.example.crawl.egress.provider;
 
+import io.opentelemetry.api.trace.Tracer;
 import java.util.Objects;
 import java.util.function.LongSupplier;
 
 /**
  * Wraps each configured provider before the rest of the operator sees it: the seam for
- * cross-cutting concerns (metrics now, tracing later). {@code Main} composes the chain and hands
- * it to the {@link ProviderRegistry}, which applies it to every provider:
+ * cross-cutting concerns (metrics, tracing). {@code Main} composes the chain and hands it to the
+ * {@link ProviderRegistry}, which applies it to every provider. Tracing goes outermost, so that its
+ * span covers the metering:
  *
  * <pre>{@code
- * ProviderDecorator decoration = ProviderDecorator.metered(metrics, System::nanoTime);
- * // with tracing: ProviderDecorator.metered(...).andThen(traced(openTelemetry))
+ * ProviderDecorator decoration = ProviderDecorator.metered(metrics, System::nanoTime)
+ *         .andThen(ProviderDecorator.traced(telemetry.tracer()));
  * }</pre>
  *
  * <p>It takes the provider's name as well as the provider, which a plain
@@ -43,6 +45,16 @@ public interface ProviderDecorator {
         Objects.requireNonNull(recorder, "recorder");
         Objects.requireNonNull(nanoTime, "nanoTime");
         return (name, provider) -> new MeteredProvider(name, provider, recorder, nanoTime);
+    }
+
+    /**
+     * Makes a client span per call ({@code provider.create|get|delete|list}) with the provider's
+     * name, the providerID and the result; see {@link TracedProvider}. Compose it last, with
+     * {@link #andThen}, so that it is outermost.
+     */
+    static ProviderDecorator traced(Tracer tracer) {
+        Objects.requireNonNull(tracer, "tracer");
+        return (name, provider) -> new TracedProvider(name, provider, tracer);
     }
 
     /** This decorator, then {@code outer} around its result: {@code outer(this(p))}. */

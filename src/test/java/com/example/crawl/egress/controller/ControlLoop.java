@@ -5,6 +5,8 @@ import com.example.crawl.egress.provider.Provider;
 import com.example.crawl.egress.queue.RateLimiter;
 import com.example.crawl.egress.queue.WorkQueue;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.opentelemetry.api.trace.Tracer;
+import io.opentelemetry.api.trace.TracerProvider;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
@@ -17,6 +19,9 @@ import java.util.function.Consumer;
  * control-loop benchmark.
  */
 final class ControlLoop implements AutoCloseable {
+
+    /** No spans: tracing has tests of its own. */
+    private static final Tracer NOOP = TracerProvider.noop().get("test");
 
     final ProxyInformers informers;
     final ProxyController controller;
@@ -40,10 +45,10 @@ final class ControlLoop implements AutoCloseable {
         informers = new ProxyInformers(client, "");
         WorkQueue<ProxyKey> queue = new WorkQueue<>(RateLimiter.defaultControllerLimiter(System::nanoTime),
                 System::nanoTime);
-        ProxyReconciler reconciler = new ProxyReconciler(new ClusterProxyStore(client, informers),
-                Rig.registry(provider), health.apply(informers, queue::add), events, intervals, Clock.systemUTC());
+        ProxyReconciler reconciler = new ProxyReconciler(new ClusterProxyStore(client, informers, NOOP),
+                Rig.registry(provider), health.apply(informers, queue::add), events, intervals, Clock.systemUTC(), NOOP);
         controller = new ProxyController(reconciler, queue, intervals.maxConcurrentReconciles(),
-                Thread.ofPlatform().name("reconcile-", 0).factory(), Duration.ofSeconds(10));
+                Thread.ofPlatform().name("reconcile-", 0).factory(), Duration.ofSeconds(10), NOOP);
     }
 
     /** Starts the informers, waits for their first list, then starts the workers. */

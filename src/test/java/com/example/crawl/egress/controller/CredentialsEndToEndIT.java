@@ -26,6 +26,7 @@ import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.api.model.SecretBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.opentelemetry.api.trace.TracerProvider;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.net.URI;
@@ -81,7 +82,7 @@ class CredentialsEndToEndIT {
         loop = new ControlLoop(client, provider, FAST, (informers, queue) -> engine = new HealthEngine(
                 informers::proxies, informers::credentials, prober, queue,
                 new OperatorConfig.Probes(URI.create("http://unused.invalid/"), 1000, Duration.ofSeconds(60), false),
-                ProbeRecorder.NONE));
+                ProbeRecorder.NONE, TracerProvider.noop().get("test")));
         loop.start();
         engine.start();
     }

@@ -26,6 +26,7 @@ import com.example.crawl.egress.provider.FakeProvider;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 
+import io.opentelemetry.api.trace.TracerProvider;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -77,7 +78,7 @@ class HealthEndToEndIT {
         loop = new ControlLoop(client, provider, FAST, (informers, queue) -> engine = new HealthEngine(
                 informers::proxies, informers::credentials, prober, queue,
                 new OperatorConfig.Probes(URI.create("http://unused.invalid/"), 1000, Duration.ofSeconds(60), false),
-                new Counting()));
+                new Counting(), TracerProvider.noop().get("test")));
         loop.start();
         engine.start();
     }

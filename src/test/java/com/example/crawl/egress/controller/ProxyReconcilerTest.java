@@ -23,6 +23,7 @@ import com.example.crawl.egress.provider.FakeProvider.Op;
 import com.example.crawl.egress.provider.Instance;
 import com.example.crawl.egress.provider.InstanceState;
 import com.example.crawl.egress.provider.ProviderException;
+import io.opentelemetry.api.trace.TracerProvider;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -282,7 +283,7 @@ class ProxyReconcilerTest {
         assertEquals(Phase.Failed, rig.status(key).phase());
 
         ProxyReconciler restarted = new ProxyReconciler(rig.store, Rig.registry("gcp-us", rig.provider),
-                HealthSource.NONE, EventSink.NONE, INTERVALS, rig.clock);
+                HealthSource.NONE, EventSink.NONE, INTERVALS, rig.clock, TracerProvider.noop().get("test"));
         assertEquals(Outcome.after(INTERVALS.provisioningPoll()), restarted.reconcile(key));
     }
 

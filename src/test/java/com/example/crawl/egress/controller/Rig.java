@@ -14,6 +14,8 @@ import com.example.crawl.egress.provider.FakeProvider;
 import com.example.crawl.egress.provider.Provider;
 import com.example.crawl.egress.provider.ProviderDecorator;
 import com.example.crawl.egress.provider.ProviderRegistry;
+import io.opentelemetry.api.trace.Tracer;
+import io.opentelemetry.api.trace.TracerProvider;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -47,7 +49,17 @@ final class Rig {
     /** A rig whose reconciler sees the fake provider through {@code wrap}. */
     Rig(java.util.function.UnaryOperator<Provider> wrap) {
         this.reconciler = new ProxyReconciler(store, registry(wrap.apply(provider)),
-                key -> Optional.ofNullable(verdicts.get(key)), events, INTERVALS, clock);
+                key -> Optional.ofNullable(verdicts.get(key)), events, INTERVALS, clock, TracerProvider.noop().get("test"));
+    }
+
+    private Rig(Tracer tracer, ProviderDecorator decoration) {
+        this.reconciler = new ProxyReconciler(store, registry("fake", provider, decoration),
+                key -> Optional.ofNullable(verdicts.get(key)), events, INTERVALS, clock, tracer);
+    }
+
+    /** A rig whose reconciler, and the provider as {@code Main} decorates it, make spans with {@code tracer}. */
+    static Rig traced(Tracer tracer) {
+        return new Rig(tracer, ProviderDecorator.traced(tracer));
     }
 
     static ProviderRegistry registry(Provider provider) {
@@ -56,10 +68,14 @@ final class Rig {
 
     /** A registry with {@code provider} configured under {@code name}. */
     static ProviderRegistry registry(String name, Provider provider) {
+        return registry(name, provider, ProviderDecorator.none());
+    }
+
+    private static ProviderRegistry registry(String name, Provider provider, ProviderDecorator decoration) {
         ProvidersConfig config = new ProvidersConfig(List.of(
                 new ProviderConfig(name, new ProviderConfig.Local(Path.of("/nonexistent"), "squid"))));
         try {
-            return ProviderRegistry.build(config, Map.of("local", c -> provider), ProviderDecorator.none());
+            return ProviderRegistry.build(config, Map.of("local", c -> provider), decoration);
         } catch (Exception e) {
             throw new AssertionError(e);
         }

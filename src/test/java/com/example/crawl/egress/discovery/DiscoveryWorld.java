@@ -15,6 +15,7 @@ import com.example.crawl.egress.controller.ProxyInformers;
 import com.example.crawl.egress.lease.LeaseStore;
 import com.example.crawl.egress.provider.FakeClock;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
+import io.opentelemetry.api.OpenTelemetry;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
@@ -53,23 +54,28 @@ final class DiscoveryWorld implements AutoCloseable {
     final RecordingLeaseRecorder recorder = new RecordingLeaseRecorder();
     final DiscoveryServer server;
 
-    private DiscoveryWorld(Optional<String> token) throws Exception {
+    private DiscoveryWorld(Optional<String> token, OpenTelemetry openTelemetry) throws Exception {
         cluster = MockCluster.start();
         informers = new ProxyInformers(cluster.client(), "");
         informers.start(key -> { }).get(30, TimeUnit.SECONDS);
         server = new DiscoveryServer(new InetSocketAddress("127.0.0.1", 0), informers::proxies,
-                informers::credentials, leases, token, recorder);
+                informers::credentials, leases, token, recorder, openTelemetry);
         server.start();
     }
 
     /** A world whose server wants {@link #TOKEN}. */
     static DiscoveryWorld start() throws Exception {
-        return new DiscoveryWorld(Optional.of(TOKEN));
+        return new DiscoveryWorld(Optional.of(TOKEN), OpenTelemetry.noop());
+    }
+
+    /** A world whose server wants {@link #TOKEN} and makes its spans with {@code openTelemetry}. */
+    static DiscoveryWorld traced(OpenTelemetry openTelemetry) throws Exception {
+        return new DiscoveryWorld(Optional.of(TOKEN), openTelemetry);
     }
 
     /** A world whose server was started without a token. */
     static DiscoveryWorld unauthenticated() throws Exception {
-        return new DiscoveryWorld(Optional.empty());
+        return new DiscoveryWorld(Optional.empty(), OpenTelemetry.noop());
     }
 
     /** A client that sends the right token. */

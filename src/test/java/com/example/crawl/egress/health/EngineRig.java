@@ -11,6 +11,8 @@ import com.example.crawl.egress.config.OperatorConfig;
 import com.example.crawl.egress.controller.ProxyKey;
 
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
+import io.opentelemetry.api.trace.Tracer;
+import io.opentelemetry.api.trace.TracerProvider;
 
 import java.net.URI;
 import java.time.Duration;
@@ -41,6 +43,15 @@ final class EngineRig {
     final HealthEngine engine;
 
     EngineRig(int maxConcurrent, RandomGenerator random) {
+        this(maxConcurrent, random, TracerProvider.noop().get("test"), false);
+    }
+
+    /** Jitter zero, probes made spans of with {@code tracer} as {@code --trace-health-probes=<trace>} says. */
+    EngineRig(Tracer tracer, boolean trace) {
+        this(256, () -> 0L, tracer, trace);
+    }
+
+    private EngineRig(int maxConcurrent, RandomGenerator random, Tracer tracer, boolean trace) {
         ProbeRecorder recorder = new ProbeRecorder() {
             @Override
             public void started(Duration late) {
@@ -56,8 +67,8 @@ final class EngineRig {
             }
         };
         engine = new HealthEngine(() -> List.copyOf(proxies), p -> Optional.empty(), prober, this::report,
-                new OperatorConfig.Probes(DEFAULT_URL, maxConcurrent, Duration.ofSeconds(60), false), recorder,
-                new HealthEngine.Seams(time, time, probes::add, random));
+                new OperatorConfig.Probes(DEFAULT_URL, maxConcurrent, Duration.ofSeconds(60), trace), recorder,
+                tracer, new HealthEngine.Seams(time, time, probes::add, random));
     }
 
     /** Jitter always zero: first probes are due at once. */

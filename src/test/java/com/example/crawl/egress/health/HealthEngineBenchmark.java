@@ -7,6 +7,7 @@ import com.example.crawl.egress.api.Proxy;
 import com.example.crawl.egress.config.OperatorConfig;
 import com.example.crawl.egress.controller.ProxyKey;
 
+import io.opentelemetry.api.trace.TracerProvider;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.lang.management.ManagementFactory;
@@ -86,7 +87,7 @@ public final class HealthEngineBenchmark {
                 1000, Duration.ofSeconds(60), false); // the flags' defaults
         try (ConnectProber prober = new ConnectProber();
                 HealthEngine engine = new HealthEngine(() -> fleet, p -> Optional.empty(), prober, k -> reports.increment(),
-                        config, recorder)) {
+                        config, recorder, TracerProvider.noop().get("benchmark"))) {
             engine.start();
             Thread.sleep(Duration.ofSeconds(warmup)); // the warm-up is part of the measurement design, not a wait
             long[] machine0 = machineTicks();

@@ -9,6 +9,7 @@ import com.example.crawl.egress.api.Proxy;
 import com.example.crawl.egress.config.OperatorConfig;
 import com.example.crawl.egress.controller.ProxyKey;
 
+import io.opentelemetry.api.trace.TracerProvider;
 import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 
@@ -60,7 +61,8 @@ class HealthEngineIT {
 
         Duration window = Duration.ofSeconds(8);
         try (HealthEngine engine = new HealthEngine(() -> fleet, p -> Optional.empty(), prober, reported::add,
-                new OperatorConfig.Probes(PROBE_URL, DEFAULT_MAX_CONCURRENT, Duration.ofSeconds(60), false), recorder)) {
+                new OperatorConfig.Probes(PROBE_URL, DEFAULT_MAX_CONCURRENT, Duration.ofSeconds(60), false), recorder,
+                TracerProvider.noop().get("test"))) {
             engine.start();
             Thread.sleep(window); // the observation window itself: probes are counted over it
 

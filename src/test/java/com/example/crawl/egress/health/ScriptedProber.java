@@ -13,6 +13,7 @@ import java.util.concurrent.ConcurrentHashMap;
 final class ScriptedProber implements Prober {
     private final Map<String, ProbeResult> answers = new ConcurrentHashMap<>();
     private final List<ProbeTarget> probed = new ArrayList<>();
+    private volatile Runnable onProbe = () -> { };
 
     static ProbeResult ok(long millis) {
         return new ProbeResult.Success(Duration.ofMillis(millis), 204);
@@ -27,8 +28,14 @@ final class ScriptedProber implements Prober {
         answers.put(address, result);
     }
 
+    /** Runs {@code hook} on the probing thread at the start of every probe. */
+    void onProbe(Runnable hook) {
+        onProbe = hook;
+    }
+
     @Override
     public ProbeResult probe(ProbeTarget target) {
+        onProbe.run();
         synchronized (probed) {
             probed.add(target);
         }
