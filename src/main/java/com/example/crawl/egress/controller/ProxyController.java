@@ -1,6 +1,7 @@
 package com.example.crawl.egress.controller;
 
 import com.example.crawl.egress.provider.ProviderException;
+import com.example.crawl.egress.queue.NanoClock;
 import com.example.crawl.egress.queue.WorkQueue;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import java.time.Duration;
@@ -21,7 +22,8 @@ import org.slf4j.MDC;
  *
  * <p>Every failure is logged here, once, where it is handled; the reconciler does not log its
  * failures. Each reconcile runs with {@code namespace}, {@code name} and a fresh
- * {@code reconcileID} in the MDC, so every line it logs carries them.
+ * {@code reconcileID} in the MDC, so every line it logs carries them. Each reconcile's result and
+ * duration go to a {@link ReconcileRecorder}.
  *
  * <p>Lifecycle: {@link #start} once; {@link #close} is idempotent, lets running reconciles
  * finish (bounded by the drain timeout) and stops the workers.
@@ -35,6 +37,8 @@ public final class ProxyController implements AutoCloseable {
     private final int workers;
     private final ThreadFactory threads;
     private final Duration drainTimeout;
+    private final ReconcileRecorder recorder;
+    private final NanoClock clock;
     private final List<Thread> running = new ArrayList<>(); // guarded by this
 
     /**
@@ -44,11 +48,22 @@ public final class ProxyController implements AutoCloseable {
      */
     public ProxyController(ProxyReconciler reconciler, WorkQueue<ProxyKey> queue, int workers,
             ThreadFactory threads, Duration drainTimeout) {
+        this(reconciler, queue, workers, threads, drainTimeout, ReconcileRecorder.NONE, NanoClock.system());
+    }
+
+    /**
+     * The same, reporting every reconcile to {@code recorder}, timed on {@code clock}. Seven
+     * parameters: the worker loop's own five, and the two its metrics need.
+     */
+    public ProxyController(ProxyReconciler reconciler, WorkQueue<ProxyKey> queue, int workers,
+            ThreadFactory threads, Duration drainTimeout, ReconcileRecorder recorder, NanoClock clock) {
         this.reconciler = reconciler;
         this.queue = queue;
         this.workers = workers;
         this.threads = threads;
         this.drainTimeout = drainTimeout;
+        this.recorder = recorder;
+        this.clock = clock;
     }
 
     /** Puts a Proxy on the queue because it, or a Secret it uses, changed. Never blocks. */
@@ -113,7 +128,10 @@ public final class ProxyController implements AutoCloseable {
         MDC.put("name", key.name());
         MDC.put("reconcileID", UUID.randomUUID().toString());
         try {
-            apply(key, reconcileSafely(key));
+            long start = clock.nanoTime();
+            Outcome outcome = reconcileSafely(key);
+            recorder.reconciled(result(outcome), Duration.ofNanos(clock.nanoTime() - start));
+            apply(key, outcome);
         } finally {
             MDC.clear();
             queue.done(key);
@@ -128,6 +146,15 @@ public final class ProxyController implements AutoCloseable {
             // A bug, not an expected failure: keep the worker alive and retry with backoff.
             return new Outcome.Failed("unexpected " + e.getClass().getSimpleName() + ": " + e.getMessage(), e);
         }
+    }
+
+    private static ReconcileRecorder.Result result(Outcome outcome) {
+        return switch (outcome) {
+            case Outcome.Done d -> ReconcileRecorder.Result.SUCCESS;
+            case Outcome.RequeueAfter r -> ReconcileRecorder.Result.REQUEUE_AFTER;
+            case Outcome.Conflict c -> ReconcileRecorder.Result.REQUEUE;
+            case Outcome.Failed f -> ReconcileRecorder.Result.ERROR;
+        };
     }
 
     /** Expected failures (a provider or the API said no) log a message; anything else its stack too. */
