@@ -50,6 +50,16 @@ public final class DiscoveryServer implements AutoCloseable {
     public DiscoveryServer(InetSocketAddress address, Supplier<? extends Collection<Proxy>> proxies,
             Function<Proxy, Optional<ProxyCredentials>> credentials, LeaseStore leases, Optional<String> token,
             LeaseRecorder recorder) throws IOException {
+        this(address, proxies, credentials, leases, token, recorder, ServedRecorder.NONE);
+    }
+
+    /**
+     * The same, also reporting every request to {@code served}, for metrics. Seven parameters:
+     * the server's five dependencies and its two recorders, which are different seams.
+     */
+    public DiscoveryServer(InetSocketAddress address, Supplier<? extends Collection<Proxy>> proxies,
+            Function<Proxy, Optional<ProxyCredentials>> credentials, LeaseStore leases, Optional<String> token,
+            LeaseRecorder recorder, ServedRecorder served) throws IOException {
         InetSocketAddress bind = address.isUnresolved()
                 ? new InetSocketAddress(address.getHostString(), address.getPort())
                 : address;
@@ -67,7 +77,7 @@ public final class DiscoveryServer implements AutoCloseable {
         server.setExecutor(executor);
         HttpContext context = server.createContext("/", new Router(handlers));
         context.getFilters().add(new Recover());
-        context.getFilters().add(new RequestLog(System::nanoTime));
+        context.getFilters().add(new RequestLog(System::nanoTime, served));
         context.getFilters().add(new RequestLimits());
         context.getFilters().add(new BearerAuth(token));
     }
