@@ -5,15 +5,14 @@ import com.example.crawl.egress.controller.ClusterProxyStore;
 import com.example.crawl.egress.controller.LeaderElection;
 import com.example.crawl.egress.health.ConnectProber;
 import com.example.crawl.egress.health.HealthEngine;
-import com.example.crawl.egress.health.ProbeRecorder;
 import com.example.crawl.egress.local.LocalMode;
 import com.example.crawl.egress.controller.ProxyController;
 import com.example.crawl.egress.controller.ProxyInformers;
 import com.example.crawl.egress.controller.ProxyKey;
 import com.example.crawl.egress.controller.ProxyReconciler;
 import com.example.crawl.egress.discovery.DiscoveryServer;
-import com.example.crawl.egress.discovery.LeaseRecorder;
 import com.example.crawl.egress.lease.LeaseStore;
+import com.example.crawl.egress.metrics.Metrics;
 import com.example.crawl.egress.provider.EgressPolicy;
 import com.example.crawl.egress.provider.ProviderDecorator;
 import com.example.crawl.egress.provider.ProviderFactory;
@@ -23,6 +22,7 @@ import com.example.crawl.egress.queue.RateLimiter;
 import com.example.crawl.egress.queue.WorkQueue;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -89,12 +89,14 @@ public final class Main {
         LogSetup.configure(config.logging().format(), config.logging().level(), out, Clock.systemUTC());
         // JVM-wide and read once: before anything creates an HttpServer (local mode's probe target is the first).
         JdkHttpServerLimits.apply(config.discovery());
+        // Metrics: one explicit registry; each component gets its own recorder, start() serves it.
+        Metrics metrics = new Metrics(new PrometheusRegistry());
         Logger log = LoggerFactory.getLogger(Main.class);
         try {
             if (config.local()) {
-                runLocal(config, identity(env), out, shutdown);
+                runLocal(config, identity(env), out, shutdown, metrics);
             } else {
-                runInCluster(config, identity(env), shutdown);
+                runInCluster(config, identity(env), shutdown, metrics);
             }
             shutdown.await();
         } catch (ConfigException e) {
@@ -113,7 +115,7 @@ public final class Main {
     }
 
     /** Against the cluster the environment points at (in-cluster, or a kubeconfig), with the providers file. */
-    private static void runInCluster(OperatorConfig config, String identity, Shutdown shutdown)
+    private static void runInCluster(OperatorConfig config, String identity, Shutdown shutdown, Metrics metrics)
             throws ConfigException, StartException, InterruptedException {
         ProvidersConfig providersConfig = config.providersConfig().isPresent()
                 ? ProvidersConfig.load(config.providersConfig().get())
@@ -121,17 +123,17 @@ public final class Main {
         // Before the registry: the kubernetes provider shares the operator's client.
         KubernetesClient client = shutdown.register(new KubernetesClientBuilder().build());
         ProviderRegistry providers = ProviderRegistry.build(providersConfig,
-                providerFactories(client, EgressPolicy.from(config.egress())), ProviderDecorator.none());
+                providerFactories(client, EgressPolicy.from(config.egress())), metered(metrics));
         logLoaded(config, providers);
-        start(config, client, providers, identity, shutdown);
+        start(config, client, providers, identity, shutdown, metrics);
     }
 
     /**
      * {@code --local}: the same operator against an embedded API server, with Squid processes as
      * proxies and sample Proxies; the banner (printed once, with the token) says what to try.
      */
-    private static void runLocal(OperatorConfig config, String identity, PrintStream out, Shutdown shutdown)
-            throws ConfigException, StartException, InterruptedException {
+    private static void runLocal(OperatorConfig config, String identity, PrintStream out, Shutdown shutdown,
+            Metrics metrics) throws ConfigException, StartException, InterruptedException {
         if (config.providersConfig().isPresent()) {
             throw new ConfigException("--providers-config does not apply to --local, which runs its own local provider");
         }
@@ -143,9 +145,9 @@ public final class Main {
         }
         OperatorConfig withToken = config.withDiscoveryToken(local.token());
         ProviderRegistry providers = ProviderRegistry.build(LocalMode.providersConfig(config),
-                Map.of("local", c -> local.provider()), ProviderDecorator.none());
+                Map.of("local", c -> local.provider()), metered(metrics));
         logLoaded(withToken, providers);
-        start(withToken, local.client(), providers, identity, shutdown);
+        start(withToken, local.client(), providers, identity, shutdown, metrics);
         local.createSamples();
         out.print(local.banner(config.endpoints().discovery()));
         out.flush();
@@ -163,23 +165,28 @@ public final class Main {
         return Map.of("kubernetes", c -> PodProvider.create(c, client, policy));
     }
 
+    /** Every provider call counted and timed. */
+    private static ProviderDecorator metered(Metrics metrics) {
+        return ProviderDecorator.metered(metrics.providerRequests(), System::nanoTime);
+    }
+
     /** Builds and starts every component; registers each with {@code shutdown} in reverse stop order. */
     private static void start(OperatorConfig config, KubernetesClient client, ProviderRegistry providers,
-            String identity, Shutdown shutdown) throws StartException, InterruptedException {
+            String identity, Shutdown shutdown, Metrics metrics) throws StartException, InterruptedException {
         // A thread per callback: a lost lease must be handled even while a start is still running.
         ExecutorService leaderStart = shutdown.register(Executors.newThreadPerTaskExecutor(
                 Thread.ofPlatform().name("leader-", 0).factory()));
         ProxyInformers informers = new ProxyInformers(client, config.proxyNamespace());
         WorkQueue<ProxyKey> queue = new WorkQueue<>(RateLimiter.defaultControllerLimiter(System::nanoTime),
-                System::nanoTime);
+                System::nanoTime, metrics.queue());
         ConnectProber prober = shutdown.register(new ConnectProber());
         HealthEngine healthEngine = new HealthEngine(informers::proxies, informers::credentials, prober, queue::add,
-                config.probes(), ProbeRecorder.NONE);
+                config.probes(), metrics.probes());
         ProxyReconciler reconciler = new ProxyReconciler(new ClusterProxyStore(client, informers), providers,
                 healthEngine, config.reconcile(), Clock.systemUTC());
         ProxyController controller = new ProxyController(reconciler, queue,
                 config.reconcile().maxConcurrentReconciles(), Thread.ofPlatform().name("reconcile-", 0).factory(),
-                DRAIN_TIMEOUT);
+                DRAIN_TIMEOUT, metrics.reconciles(), System::nanoTime);
         LeaderElection election = shutdown.register(newLeaderElection(client, config, identity,
                 () -> startLeading(controller, healthEngine), shutdown, leaderStart));
         shutdown.register(controller);
@@ -192,7 +199,13 @@ public final class Main {
         }
         // Discovery runs on every replica, leader or not; it binds now so that a taken port fails fast.
         LeaseStore leases = shutdown.register(new LeaseStore(config.leases(), Clock.systemUTC()));
-        DiscoveryServer discovery = shutdown.register(newDiscoveryServer(config, informers, leases));
+        DiscoveryServer discovery = shutdown.register(newDiscoveryServer(config, informers, leases, metrics));
+        // Metrics: what the gauges read at each scrape, then /metrics (none with --metrics-address=0).
+        metrics.readAtScrape(new Metrics.Sources(informers::proxies, leases::activeCount, queue::stats,
+                election::isLeader, config.leaderElection().id(), config.reconcile().maxConcurrentReconciles()));
+        if (config.endpoints().metrics().isPresent()) {
+            shutdown.register(serveMetrics(config.endpoints().metrics().get(), metrics));
+        }
         awaitSync(informers.start(controller::enqueue), client.getMasterUrl().toString());
         leases.start();
         discovery.start();
@@ -200,7 +213,7 @@ public final class Main {
     }
 
     private static DiscoveryServer newDiscoveryServer(OperatorConfig config, ProxyInformers informers,
-            LeaseStore leases) throws StartException {
+            LeaseStore leases, Metrics metrics) throws StartException {
         InetSocketAddress address = config.endpoints().discovery();
         Optional<String> token = Optional.of(config.discovery().token()).filter(t -> !t.isEmpty());
         if (token.isEmpty()) {
@@ -210,7 +223,7 @@ public final class Main {
         }
         try {
             return new DiscoveryServer(address, informers::proxies, informers::credentials, leases, token,
-                    LeaseRecorder.NONE);
+                    metrics.leases(), metrics.discoveryRequests());
         } catch (IOException e) {
             throw new StartException("cannot listen on --discovery-address " + address.getHostString() + ":"
                     + address.getPort() + ": " + e.getMessage());
@@ -240,6 +253,16 @@ public final class Main {
             return new HealthEndpoints(address, ready);
         } catch (IOException e) {
             throw new StartException("cannot listen on --health-address " + address.getHostString() + ":"
+                    + address.getPort() + ": " + e.getMessage());
+        }
+    }
+
+    /** Prometheus' JDK-HttpServer exporter on {@code address}; a JDK server, so the limits set above apply. */
+    private static AutoCloseable serveMetrics(InetSocketAddress address, Metrics metrics) throws StartException {
+        try {
+            return metrics.serve(address);
+        } catch (IOException e) {
+            throw new StartException("cannot listen on --metrics-address " + address.getHostString() + ":"
                     + address.getPort() + ": " + e.getMessage());
         }
     }
