@@ -55,10 +55,15 @@ final class Rig {
 
     /** A registry with {@code provider} configured under {@code name}. */
     static ProviderRegistry registry(String name, Provider provider) {
+        return registry(name, provider, ProviderDecorator.none());
+    }
+
+    /** A registry with {@code provider} configured under {@code name}, wrapped by {@code decoration}. */
+    static ProviderRegistry registry(String name, Provider provider, ProviderDecorator decoration) {
         ProvidersConfig config = new ProvidersConfig(List.of(
                 new ProviderConfig(name, new ProviderConfig.Local(Path.of("/nonexistent"), "squid"))));
         try {
-            return ProviderRegistry.build(config, Map.of("local", c -> provider), ProviderDecorator.none());
+            return ProviderRegistry.build(config, Map.of("local", c -> provider), decoration);
         } catch (Exception e) {
             throw new AssertionError(e);
         }

@@ -58,12 +58,16 @@ public final class Exposition {
                 || s.name().equals(family + "_sum") || s.name().equals(family + "_count")).toList();
     }
 
-    /** The label names a family's samples carry, {@code le} left out; one set per distinct set seen. */
+    /**
+     * The label names a family's samples carry, {@code le} and {@code quantile} (the types' own)
+     * left out; one set per distinct set seen.
+     */
     public Set<Set<String>> labelNames(String family) {
         Set<Set<String>> out = new java.util.HashSet<>();
         for (Sample s : family(family)) {
             Set<String> names = new TreeSet<>(s.labels().keySet());
             names.remove("le");
+            names.remove("quantile");
             out.add(names);
         }
         return out;
