@@ -5,7 +5,6 @@ import com.example.crawl.egress.controller.ClusterProxyStore;
 import com.example.crawl.egress.controller.LeaderElection;
 import com.example.crawl.egress.health.ConnectProber;
 import com.example.crawl.egress.health.HealthEngine;
-import com.example.crawl.egress.health.ProbeRecorder;
 import com.example.crawl.egress.local.LocalMode;
 import com.example.crawl.egress.controller.ProxyController;
 import com.example.crawl.egress.controller.ProxyInformers;
@@ -13,8 +12,8 @@ import com.example.crawl.egress.controller.ProxyKey;
 import com.example.crawl.egress.controller.ProxyReconciler;
 import com.example.crawl.egress.discovery.DiscoveryServer;
 import com.example.crawl.egress.events.EventRecorder;
-import com.example.crawl.egress.discovery.LeaseRecorder;
 import com.example.crawl.egress.lease.LeaseStore;
+import com.example.crawl.egress.metrics.Metrics;
 import com.example.crawl.egress.provider.EgressPolicy;
 import com.example.crawl.egress.provider.ProviderDecorator;
 import com.example.crawl.egress.provider.ProviderFactory;
@@ -25,6 +24,7 @@ import com.example.crawl.egress.queue.WorkQueue;
 import com.example.crawl.egress.tracing.Telemetry;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -101,12 +101,14 @@ public final class Main {
             return EXIT_USAGE;
         }
         // --- end of tracing set-up.
+        // Metrics: one explicit registry; each component gets its own recorder, start() serves it.
+        Metrics metrics = new Metrics(new PrometheusRegistry());
         Logger log = LoggerFactory.getLogger(Main.class);
         try {
             if (config.local()) {
-                runLocal(config, identity(env), out, shutdown, telemetry);
+                runLocal(config, identity(env), out, shutdown, telemetry, metrics);
             } else {
-                runInCluster(config, identity(env), shutdown, telemetry);
+                runInCluster(config, identity(env), shutdown, telemetry, metrics);
             }
             shutdown.await();
         } catch (ConfigException e) {
@@ -125,7 +127,8 @@ public final class Main {
     }
 
     /** Against the cluster the environment points at (in-cluster, or a kubeconfig), with the providers file. */
-    private static void runInCluster(OperatorConfig config, String identity, Shutdown shutdown, Telemetry telemetry)
+    private static void runInCluster(OperatorConfig config, String identity, Shutdown shutdown, Telemetry telemetry,
+            Metrics metrics)
             throws ConfigException, StartException, InterruptedException {
         ProvidersConfig providersConfig = config.providersConfig().isPresent()
                 ? ProvidersConfig.load(config.providersConfig().get())
@@ -133,9 +136,9 @@ public final class Main {
         // Before the registry: the kubernetes provider shares the operator's client.
         KubernetesClient client = shutdown.register(new KubernetesClientBuilder().build());
         ProviderRegistry providers = ProviderRegistry.build(providersConfig,
-                providerFactories(client, EgressPolicy.from(config.egress())), decoration(telemetry));
+                providerFactories(client, EgressPolicy.from(config.egress())), decoration(telemetry, metrics));
         logLoaded(config, providers);
-        start(config, client, providers, identity, shutdown, telemetry);
+        start(config, client, providers, identity, shutdown, telemetry, metrics);
     }
 
     /**
@@ -143,7 +146,7 @@ public final class Main {
      * proxies and sample Proxies; the banner (printed once, with the token) says what to try.
      */
     private static void runLocal(OperatorConfig config, String identity, PrintStream out, Shutdown shutdown,
-            Telemetry telemetry) throws ConfigException, StartException, InterruptedException {
+            Telemetry telemetry, Metrics metrics) throws ConfigException, StartException, InterruptedException {
         if (config.providersConfig().isPresent()) {
             throw new ConfigException("--providers-config does not apply to --local, which runs its own local provider");
         }
@@ -155,9 +158,9 @@ public final class Main {
         }
         OperatorConfig withToken = config.withDiscoveryToken(local.token());
         ProviderRegistry providers = ProviderRegistry.build(LocalMode.providersConfig(config),
-                Map.of("local", c -> local.provider()), decoration(telemetry));
+                Map.of("local", c -> local.provider()), decoration(telemetry, metrics));
         logLoaded(withToken, providers);
-        start(withToken, local.client(), providers, identity, shutdown, telemetry);
+        start(withToken, local.client(), providers, identity, shutdown, telemetry, metrics);
         local.createSamples();
         out.print(local.banner(config.endpoints().discovery()));
         out.flush();
@@ -170,9 +173,10 @@ public final class Main {
                 .log("Configuration loaded");
     }
 
-    /** What wraps every provider. Tracing stays outermost: metering joins as {@code metered(...).andThen(traced(...))}. */
-    private static ProviderDecorator decoration(Telemetry telemetry) {
-        return ProviderDecorator.traced(telemetry.tracer());
+    /** What wraps every provider: each call counted and timed, inside its span (tracing outermost). */
+    private static ProviderDecorator decoration(Telemetry telemetry, Metrics metrics) {
+        return ProviderDecorator.metered(metrics.providerRequests(), System::nanoTime)
+                .andThen(ProviderDecorator.traced(telemetry.tracer()));
     }
 
     /** One factory per provider type this build has; each type joins in the change that builds its provider. */
@@ -182,13 +186,14 @@ public final class Main {
 
     /** Builds and starts every component; registers each with {@code shutdown} in reverse stop order. */
     private static void start(OperatorConfig config, KubernetesClient client, ProviderRegistry providers,
-            String identity, Shutdown shutdown, Telemetry telemetry) throws StartException, InterruptedException {
+            String identity, Shutdown shutdown, Telemetry telemetry, Metrics metrics)
+            throws StartException, InterruptedException {
         // A thread per callback: a lost lease must be handled even while a start is still running.
         ExecutorService leaderStart = shutdown.register(Executors.newThreadPerTaskExecutor(
                 Thread.ofPlatform().name("leader-", 0).factory()));
         ProxyInformers informers = new ProxyInformers(client, config.proxyNamespace());
         WorkQueue<ProxyKey> queue = new WorkQueue<>(RateLimiter.defaultControllerLimiter(System::nanoTime),
-                System::nanoTime);
+                System::nanoTime, metrics.queue());
         ConnectProber prober = shutdown.register(new ConnectProber());
         // Kubernetes Events: written off the reconcile path by one thread. Registered before the workers, so it
         // closes after they drain and still writes the counts they left.
@@ -196,12 +201,13 @@ public final class Main {
                 Clock.systemUTC()));
         events.start();
         HealthEngine healthEngine = new HealthEngine(informers::proxies, informers::credentials, prober, queue::add,
-                config.probes(), ProbeRecorder.NONE, telemetry.tracer());
+                config.probes(), metrics.probes(), telemetry.tracer());
         ProxyReconciler reconciler = new ProxyReconciler(new ClusterProxyStore(client, informers, telemetry.tracer()),
                 providers, healthEngine, events, config.reconcile(), Clock.systemUTC(), telemetry.tracer());
         ProxyController controller = new ProxyController(reconciler, queue,
                 config.reconcile().maxConcurrentReconciles(), Thread.ofPlatform().name("reconcile-", 0).factory(),
-                DRAIN_TIMEOUT, telemetry.tracer());
+                DRAIN_TIMEOUT, new ProxyController.Instrumentation(metrics.reconciles(), System::nanoTime,
+                        telemetry.tracer()));
         LeaderElection election = shutdown.register(newLeaderElection(client, config, identity,
                 () -> startLeading(controller, healthEngine), shutdown, leaderStart));
         shutdown.register(controller);
@@ -214,7 +220,13 @@ public final class Main {
         }
         // Discovery runs on every replica, leader or not; it binds now so that a taken port fails fast.
         LeaseStore leases = shutdown.register(new LeaseStore(config.leases(), Clock.systemUTC()));
-        DiscoveryServer discovery = shutdown.register(newDiscoveryServer(config, informers, leases, telemetry));
+        DiscoveryServer discovery = shutdown.register(newDiscoveryServer(config, informers, leases, telemetry, metrics));
+        // Metrics: what the gauges read at each scrape, then /metrics (none with --metrics-address=0).
+        metrics.readAtScrape(new Metrics.Sources(informers::proxies, leases::activeCount, queue::stats,
+                election::isLeader, config.leaderElection().id(), config.reconcile().maxConcurrentReconciles()));
+        if (config.endpoints().metrics().isPresent()) {
+            shutdown.register(serveMetrics(config.endpoints().metrics().get(), metrics));
+        }
         awaitSync(informers.start(controller::enqueue), client.getMasterUrl().toString());
         leases.start();
         discovery.start();
@@ -222,7 +234,7 @@ public final class Main {
     }
 
     private static DiscoveryServer newDiscoveryServer(OperatorConfig config, ProxyInformers informers,
-            LeaseStore leases, Telemetry telemetry) throws StartException {
+            LeaseStore leases, Telemetry telemetry, Metrics metrics) throws StartException {
         InetSocketAddress address = config.endpoints().discovery();
         Optional<String> token = Optional.of(config.discovery().token()).filter(t -> !t.isEmpty());
         if (token.isEmpty()) {
@@ -232,7 +244,8 @@ public final class Main {
         }
         try {
             return new DiscoveryServer(address, informers::proxies, informers::credentials, leases, token,
-                    LeaseRecorder.NONE, telemetry.openTelemetry());
+                    new DiscoveryServer.Instrumentation(metrics.leases(), metrics.discoveryRequests(),
+                            telemetry.openTelemetry()));
         } catch (IOException e) {
             throw new StartException("cannot listen on --discovery-address " + address.getHostString() + ":"
                     + address.getPort() + ": " + e.getMessage());
@@ -262,6 +275,16 @@ public final class Main {
             return new HealthEndpoints(address, ready);
         } catch (IOException e) {
             throw new StartException("cannot listen on --health-address " + address.getHostString() + ":"
+                    + address.getPort() + ": " + e.getMessage());
+        }
+    }
+
+    /** Prometheus' JDK-HttpServer exporter on {@code address}; a JDK server, so the limits set above apply. */
+    private static AutoCloseable serveMetrics(InetSocketAddress address, Metrics metrics) throws StartException {
+        try {
+            return metrics.serve(address);
+        } catch (IOException e) {
+            throw new StartException("cannot listen on --metrics-address " + address.getHostString() + ":"
                     + address.getPort() + ": " + e.getMessage());
         }
     }

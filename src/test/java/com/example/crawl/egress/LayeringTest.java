@@ -95,6 +95,19 @@ class LayeringTest {
     }
 
     @Test
+    void shouldLetOnlyMainImportTheMetricsPackageOrPrometheus() {
+        assertEquals(1, check(source(BASE + ".health", "import " + BASE + ".metrics.Metrics;")).size());
+        assertEquals(1, check(source(BASE + ".controller", "class X { " + BASE + ".metrics.Metrics m; }")).size());
+        assertEquals(1, check(source(BASE + ".discovery", "import io.prometheus.metrics.core.metrics.Counter;")).size());
+        assertEquals(0, check(source(BASE, "import " + BASE + ".metrics.Metrics; "
+                + "import io.prometheus.metrics.model.registry.PrometheusRegistry;")).size());
+        assertEquals(0, check(source(BASE + ".metrics", "import " + BASE + ".health.ProbeRecorder; "
+                + "import io.prometheus.metrics.core.metrics.Counter;")).size());
+        assertTrue(sources().stream().anyMatch(s -> s.pkg().equals(BASE + ".metrics")
+                && s.deps().stream().anyMatch(d -> d.startsWith("io.prometheus."))), "the rule sees the real package");
+    }
+
+    @Test
     void shouldHoldTheProberToRawSockets() {
         assertTrue(sources().stream().anyMatch(s -> s.file().equals("com/example/crawl/egress/health/ConnectProber.java")),
                 "the rule is checked against the real prober");
@@ -152,6 +165,10 @@ class LayeringTest {
         }
         if (!pkg.equals(BASE) && dep.equals(BASE + ".JdkHttpServerLimits")) {
             return "JVM-wide server limits are set by the composition root alone";
+        }
+        if (!pkg.equals(BASE) && !pkg.equals(BASE + ".metrics")
+                && (dep.startsWith(BASE + ".metrics.") || dep.startsWith("io.prometheus."))) {
+            return "only Main imports metrics (and Prometheus): components report through recorder interfaces of their own";
         }
         if (pkg.startsWith(BASE + ".health") && dep.startsWith("java.net.http")) {
             return "the prober speaks raw sockets";

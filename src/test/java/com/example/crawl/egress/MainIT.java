@@ -69,7 +69,7 @@ class MainIT {
     void shouldLogThroughOurOwnSlf4jProviderWithoutWarnings() throws Exception {
         // Nothing listens on port 1: the operator must give up on the first list with one clear line.
         Result r = java(Map.of("DISCOVERY_TOKEN", "t", "KUBERNETES_MASTER", "http://127.0.0.1:1",
-                "KUBERNETES_REQUEST_RETRY_BACKOFFLIMIT", "0", "POD_NAMESPACE", "ops"), "--health-address=0",
+                "KUBERNETES_REQUEST_RETRY_BACKOFFLIMIT", "0", "POD_NAMESPACE", "ops"), "--health-address=0", "--metrics-address=0",
                 "--discovery-address=127.0.0.1:0");
         assertEquals(1, r.exit(), r.err());
         assertTrue(r.err().startsWith("egress-proxies-operator: cannot list Proxies, cloud-init and credentials Secrets "
@@ -84,7 +84,7 @@ class MainIT {
         Path file = dir.resolve("providers.yaml");
         Files.writeString(file, "providers: [{name: in-cluster, type: kubernetes, kubernetes: {namespace: proxies}}]\n");
         Result r = java(Map.of("DISCOVERY_TOKEN", "t", "KUBERNETES_MASTER", "http://127.0.0.1:1",
-                "KUBERNETES_REQUEST_RETRY_BACKOFFLIMIT", "0", "POD_NAMESPACE", "ops"), "--health-address=0",
+                "KUBERNETES_REQUEST_RETRY_BACKOFFLIMIT", "0", "POD_NAMESPACE", "ops"), "--health-address=0", "--metrics-address=0",
                 "--discovery-address=127.0.0.1:0", "--providers-config=" + file);
         assertEquals(1, r.exit(), r.err()); // nothing listens on port 1; the registry was built before that
         assertTrue(r.out().contains("\"providers\":\"[in-cluster]\""), r.out());
@@ -93,7 +93,7 @@ class MainIT {
     @Test
     void shouldWarnOnceWhenDiscoveryServesWithoutAToken() throws Exception {
         Result r = java(Map.of("KUBERNETES_MASTER", "http://127.0.0.1:1", "KUBERNETES_REQUEST_RETRY_BACKOFFLIMIT", "0",
-                "POD_NAMESPACE", "ops"), "--health-address=0", "--discovery-address=127.0.0.1:0",
+                "POD_NAMESPACE", "ops"), "--health-address=0", "--metrics-address=0", "--discovery-address=127.0.0.1:0",
                 "--discovery-allow-unauthenticated");
         assertEquals(1, r.exit(), r.err());
         List<String> warnings = r.out().lines().filter(l -> l.contains("\"level\":\"warn\"")
@@ -107,10 +107,24 @@ class MainIT {
         try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             String address = "127.0.0.1:" + taken.getLocalPort();
             Result r = java(Map.of("DISCOVERY_TOKEN", "t", "KUBERNETES_MASTER", "http://127.0.0.1:1",
-                    "KUBERNETES_REQUEST_RETRY_BACKOFFLIMIT", "0", "POD_NAMESPACE", "ops"), "--health-address=0",
+                    "KUBERNETES_REQUEST_RETRY_BACKOFFLIMIT", "0", "POD_NAMESPACE", "ops"), "--health-address=0", "--metrics-address=0",
                     "--discovery-address=" + address);
             assertEquals(1, r.exit(), r.err());
             assertTrue(r.err().startsWith("egress-proxies-operator: cannot listen on --discovery-address " + address
+                    + ": "), r.err());
+            assertEquals(1, r.err().lines().count(), r.err());
+        }
+    }
+
+    @Test
+    void shouldNameTheMetricsFlagWhenItsPortIsTaken() throws Exception {
+        try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            String address = "127.0.0.1:" + taken.getLocalPort();
+            Result r = java(Map.of("DISCOVERY_TOKEN", "t", "KUBERNETES_MASTER", "http://127.0.0.1:1",
+                    "KUBERNETES_REQUEST_RETRY_BACKOFFLIMIT", "0", "POD_NAMESPACE", "ops"), "--health-address=0",
+                    "--discovery-address=127.0.0.1:0", "--metrics-address=" + address);
+            assertEquals(1, r.exit(), r.err());
+            assertTrue(r.err().startsWith("egress-proxies-operator: cannot listen on --metrics-address " + address
                     + ": "), r.err());
             assertEquals(1, r.err().lines().count(), r.err());
         }

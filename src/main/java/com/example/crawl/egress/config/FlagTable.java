@@ -28,13 +28,14 @@ final class FlagTable {
                 .define("leader-election-lease-duration", "15s", "how long a leader's claim stays valid")
                 .define("leader-election-renew-deadline", "10s", "how long the leader tries to renew before giving up")
                 .define("leader-election-retry-period", "2s", "how often candidates retry to acquire or renew")
-                .define("metrics-address", ":8080", "listen address of /metrics, or 0 to turn it off")
+                .define("metrics-address", ":8080", "listen address of /metrics (Prometheus text, OpenMetrics or "
+                        + "protobuf, as the scraper asks), or 0 to turn the listener off")
                 .define("health-address", ":8081", "listen address of /healthz and /readyz, or 0 to turn it off")
                 .define("discovery-address", ":8090", "listen address of the discovery and lease API")
                 .define("discovery-max-connections", "1024", "open discovery connections at most; one more is "
                         + "accepted and closed at once. Keep it above the slow or idle clients you expect: each holds "
                         + "a slot until --discovery-request-timeout or --discovery-idle-timeout ends it. These three "
-                        + "limits also apply to the health listener")
+                        + "limits also apply to the health and metrics listeners")
                 .define("discovery-request-timeout", "10s", "time a client has to send a request's head and body "
                         + "from its first byte, and the server to write the answer; whole seconds")
                 .define("discovery-idle-timeout", "30s", "how long a keep-alive connection may wait for its next "

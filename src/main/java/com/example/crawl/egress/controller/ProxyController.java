@@ -1,10 +1,12 @@
 package com.example.crawl.egress.controller;
 
 import com.example.crawl.egress.provider.ProviderException;
+import com.example.crawl.egress.queue.NanoClock;
 import com.example.crawl.egress.queue.WorkQueue;
 import com.example.crawl.egress.tracing.ActiveSpan;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.opentelemetry.api.trace.Tracer;
+import io.opentelemetry.api.trace.TracerProvider;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -26,7 +28,8 @@ import org.slf4j.MDC;
  * {@code reconcileID} in the MDC, so every line it logs carries them. Each is also the root span
  * {@value #SPAN} of a trace of its own (watch events carry no trace context), with the key, the
  * reconcileID and the outcome ({@code reconcile.result}: {@code done}, {@code requeue},
- * {@code failed}, {@code conflict}); the reconciler's spans are its children.
+ * {@code failed}, {@code conflict}); the reconciler's spans are its children. Each reconcile's
+ * result and duration go to a {@link ReconcileRecorder}.
  *
  * <p>Lifecycle: {@link #start} once; {@link #close} is idempotent, lets running reconciles
  * finish (bounded by the drain timeout) and stops the workers.
@@ -41,23 +44,33 @@ public final class ProxyController implements AutoCloseable {
     private final int workers;
     private final ThreadFactory threads;
     private final Duration drainTimeout;
-    private final Tracer tracer;
+    private final Instrumentation instrumentation;
     private final List<Thread> running = new ArrayList<>(); // guarded by this
 
     /**
      * @param threads      makes the worker threads; platform threads, since providers may block
      *                     in native code
-     * @param drainTimeout how long {@link #close} waits for running reconciles
-     * @param tracer       makes the root span of each reconcile
+     * @param drainTimeout    how long {@link #close} waits for running reconciles
+     * @param instrumentation where each reconcile's span, result and time go
      */
     public ProxyController(ProxyReconciler reconciler, WorkQueue<ProxyKey> queue, int workers,
-            ThreadFactory threads, Duration drainTimeout, Tracer tracer) {
+            ThreadFactory threads, Duration drainTimeout, Instrumentation instrumentation) {
         this.reconciler = reconciler;
         this.queue = queue;
         this.workers = workers;
         this.threads = threads;
         this.drainTimeout = drainTimeout;
-        this.tracer = tracer;
+        this.instrumentation = instrumentation;
+    }
+
+    /**
+     * What watches the worker loop: the recorder of each reconcile's result and time (timed on
+     * {@code clock}) and the tracer of its root span.
+     */
+    public record Instrumentation(ReconcileRecorder recorder, NanoClock clock, Tracer tracer) {
+        /** Records nothing, traces nothing. */
+        public static final Instrumentation NONE = new Instrumentation(ReconcileRecorder.NONE, NanoClock.system(),
+                TracerProvider.noop().get("none"));
     }
 
     /** Puts a Proxy on the queue because it, or a Secret it uses, changed. Never blocks. */
@@ -122,10 +135,13 @@ public final class ProxyController implements AutoCloseable {
         MDC.put("namespace", key.namespace());
         MDC.put("name", key.name());
         MDC.put("reconcileID", reconcileID);
-        try (ActiveSpan span = ActiveSpan.start(tracer.spanBuilder(SPAN).setNoParent()
+        try (ActiveSpan span = ActiveSpan.start(instrumentation.tracer().spanBuilder(SPAN).setNoParent()
                 .setAttribute("proxy.namespace", key.namespace()).setAttribute("proxy.name", key.name())
                 .setAttribute("reconcile.id", reconcileID))) {
+            long start = instrumentation.clock().nanoTime();
             Outcome outcome = reconcileSafely(key);
+            instrumentation.recorder().reconciled(result(outcome),
+                    Duration.ofNanos(instrumentation.clock().nanoTime() - start));
             traced(span, outcome);
             apply(key, outcome);
         } finally {
@@ -152,6 +168,15 @@ public final class ProxyController implements AutoCloseable {
             case Outcome.Failed f -> span.set("reconcile.result", "failed").failed(errorType(f.cause()), f.message());
             case Outcome.Conflict c -> span.set("reconcile.result", "conflict");
         }
+    }
+
+    private static ReconcileRecorder.Result result(Outcome outcome) {
+        return switch (outcome) {
+            case Outcome.Done d -> ReconcileRecorder.Result.SUCCESS;
+            case Outcome.RequeueAfter r -> ReconcileRecorder.Result.REQUEUE_AFTER;
+            case Outcome.Conflict c -> ReconcileRecorder.Result.REQUEUE;
+            case Outcome.Failed f -> ReconcileRecorder.Result.ERROR;
+        };
     }
 
     /** A provider error's kind, the API's HTTP status, or the class of anything else. */

@@ -21,8 +21,8 @@ import java.util.function.Supplier;
 /**
  * The discovery and lease API on the JDK {@link HttpServer}: one context at {@code /} whose
  * filters run outermost first ({@link RequestTracing}, {@link Recover}, {@link RequestLog},
- * {@link RequestLimits}, {@link BearerAuth}) in front of the {@link Router} and one handler per route. Each request runs
- * on its own virtual thread. Runs on every replica; reads Proxies only through the supplier and
+ * {@link RequestLimits}, {@link BearerAuth}) in front of the {@link Router} and one handler per
+ * route. Each request runs on its own virtual thread. Runs on every replica; reads Proxies only through the supplier and
  * leases only through the store, and writes nothing to the API server.
  *
  * <p>Lifecycle: the constructor binds (so a taken port fails there), {@link #start} serves,
@@ -45,13 +45,12 @@ public final class DiscoveryServer implements AutoCloseable {
      *                 must not block
      * @param leases   the lease store, which this server does not start or close
      * @param token    the bearer token clients must send; empty serves without authentication
-     * @param recorder where lease outcomes go, for metrics
-     * @param openTelemetry makes a server span per request, continuing the client's {@code traceparent}
+     * @param instrumentation where lease outcomes and served requests go, and what traces requests
      * @throws IOException when the address cannot be resolved or bound
      */
     public DiscoveryServer(InetSocketAddress address, Supplier<? extends Collection<Proxy>> proxies,
             Function<Proxy, Optional<ProxyCredentials>> credentials, LeaseStore leases, Optional<String> token,
-            LeaseRecorder recorder, OpenTelemetry openTelemetry) throws IOException {
+            Instrumentation instrumentation) throws IOException {
         InetSocketAddress bind = address.isUnresolved()
                 ? new InetSocketAddress(address.getHostString(), address.getPort())
                 : address;
@@ -62,17 +61,27 @@ public final class DiscoveryServer implements AutoCloseable {
         Map<Route, HttpHandler> handlers = Map.of(
                 Route.HEALTHZ, new HealthzHandler(),
                 Route.LIST_PROXIES, new ListProxiesHandler(catalog, leases),
-                Route.ACQUIRE_LEASE, new AcquireLeaseHandler(catalog, leases, credentials, recorder),
-                Route.RELEASE_LEASE, new ReleaseLeaseHandler(leases, recorder),
-                Route.REPORT_LEASE, new ReportLeaseHandler(leases, recorder));
+                Route.ACQUIRE_LEASE, new AcquireLeaseHandler(catalog, leases, credentials, instrumentation.leases()),
+                Route.RELEASE_LEASE, new ReleaseLeaseHandler(leases, instrumentation.leases()),
+                Route.REPORT_LEASE, new ReportLeaseHandler(leases, instrumentation.leases()));
         server = HttpServer.create(bind, BACKLOG);
         server.setExecutor(executor);
         HttpContext context = server.createContext("/", new Router(handlers));
-        context.getFilters().add(new RequestTracing(openTelemetry));
+        context.getFilters().add(new RequestTracing(instrumentation.openTelemetry()));
         context.getFilters().add(new Recover());
-        context.getFilters().add(new RequestLog(System::nanoTime));
+        context.getFilters().add(new RequestLog(System::nanoTime, instrumentation.requests()));
         context.getFilters().add(new RequestLimits());
         context.getFilters().add(new BearerAuth(token));
+    }
+
+    /**
+     * What watches the server: lease outcomes and served requests (for metrics), and the
+     * {@code OpenTelemetry} whose tracer and propagator make a server span per request.
+     */
+    public record Instrumentation(LeaseRecorder leases, ServedRecorder requests, OpenTelemetry openTelemetry) {
+        /** Records nothing, traces nothing. */
+        public static final Instrumentation NONE =
+                new Instrumentation(LeaseRecorder.NONE, ServedRecorder.NONE, OpenTelemetry.noop());
     }
 
     public void start() {

@@ -3,6 +3,7 @@ package com.example.crawl.egress.discovery;
 import com.sun.net.httpserver.Filter;
 import com.sun.net.httpserver.HttpExchange;
 import java.io.IOException;
+import java.time.Duration;
 import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -12,16 +13,19 @@ import org.slf4j.spi.LoggingEventBuilder;
  * One line per request: method, route pattern, status and duration. The pattern
  * ({@code /v1/leases/{id}/report}), never the path, because lease ids are capabilities; and never
  * a header, so the token cannot reach the log. {@code /healthz} logs at DEBUG: the kubelet's
- * probes would otherwise be most of the log.
+ * probes would otherwise be most of the log. The same facts go to a {@link ServedRecorder}, for
+ * metrics.
  */
 final class RequestLog extends Filter {
 
     private static final Logger LOG = LoggerFactory.getLogger(RequestLog.class);
 
     private final LongSupplier nanoTime;
+    private final ServedRecorder recorder;
 
-    RequestLog(LongSupplier nanoTime) {
+    RequestLog(LongSupplier nanoTime, ServedRecorder recorder) {
         this.nanoTime = nanoTime;
+        this.recorder = recorder;
     }
 
     @Override
@@ -44,10 +48,12 @@ final class RequestLog extends Filter {
         // No status yet: Recover, outside this layer, answers 500 for a throw; otherwise the
         // connection broke before an answer and 0 says so.
         int status = exchange.getResponseCode() >= 0 ? exchange.getResponseCode() : threw ? 500 : 0;
+        long elapsed = nanoTime.getAsLong() - start;
+        recorder.served(route, status, Duration.ofNanos(elapsed));
         line.addKeyValue("method", exchange.getRequestMethod())
                 .addKeyValue("route", route)
                 .addKeyValue("status", status)
-                .addKeyValue("durationMs", (nanoTime.getAsLong() - start) / 1_000 / 1_000.0)
+                .addKeyValue("durationMs", elapsed / 1_000 / 1_000.0)
                 .log("Served request");
     }
 

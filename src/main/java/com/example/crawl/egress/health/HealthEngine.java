@@ -320,7 +320,6 @@ public final class HealthEngine implements HealthSource, AutoCloseable {
         try (ActiveSpan span = probeSpan(job)) {
             ProbeResult result = prober.probe(job.target());
             traced(span, result);
-            recorder.finished(job.key(), result);
             taken = apply(job, result);
         } catch (RuntimeException e) {
             LOG.atError().setCause(e).addKeyValue("namespace", job.key().namespace())
@@ -361,8 +360,9 @@ public final class HealthEngine implements HealthSource, AutoCloseable {
     }
 
     /**
-     * Counts the result; publishes the verdict and hands the key to the listener when status
-     * should change.
+     * Counts and records the result; publishes the verdict and hands the key to the listener when
+     * status should change. A result of a proxy forgotten while its probe was in flight is
+     * dropped, and not recorded: its series are gone, and recording would bring them back for good.
      *
      * @return the verdict the listener took; empty when there was nothing to report or the
      *         listener refused it (the next probe then reports again)
@@ -374,6 +374,8 @@ public final class HealthEngine implements HealthSource, AutoCloseable {
             if (states.get(job.key()) != job.state()) {
                 return Optional.empty(); // forgotten while in flight
             }
+            // Under the lock: tick() forgets (and so drops the series) only after removing the state.
+            recorder.finished(job.key(), result);
             report = job.state().apply(result, seams.clock().instant(), seams.nanos().nanoTime(),
                     config.latencyReportInterval());
             report.ifPresent(v -> published.put(job.key(), v));

@@ -190,6 +190,26 @@ public final class LeaseStore implements AutoCloseable {
         }
     }
 
+    /**
+     * Active leases, all proxies together: for a gauge read at every scrape. One pass over the
+     * leases held (active, or expired and still taking reports) under the lock, no allocation.
+     */
+    public int activeCount() {
+        lock.lock();
+        try {
+            Instant now = clock.instant();
+            int n = 0;
+            for (Lease lease : byId.values()) {
+                if (now.isBefore(lease.expiresAt())) {
+                    n++;
+                }
+            }
+            return n;
+        } finally {
+            lock.unlock();
+        }
+    }
+
     /** Active leases per proxy ({@code namespace/name}); proxies without one are absent. */
     public Map<String, Integer> activeCounts() {
         lock.lock();

@@ -2,7 +2,9 @@ package com.example.crawl.egress.queue;
 
 import java.time.Duration;
 import java.util.ArrayDeque;
+import java.util.HashMap;
 import java.util.HashSet;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
@@ -27,6 +29,9 @@ import java.util.concurrent.locks.ReentrantLock;
  *   <li><b>Shut-down</b> ({@link #shutDown}, {@link #shutDownWithDrain}): later adds are ignored,
  *       pending delayed adds are dropped, keys already queued are still handed out, and then every
  *       {@code get} returns empty. Idempotent.
+ *   <li><b>Metrics</b> as client-go keeps them: adds, time waiting and time worked, retries go
+ *       to the injected {@link QueueRecorder}; depth and work in progress are read through
+ *       {@link #stats()}. All of them are measured on the injected clock.
  * </ul>
  *
  * <p>Thread-safe. All state is guarded by one {@link ReentrantLock} (not {@code synchronized}, so
@@ -57,13 +62,24 @@ public final class WorkQueue<K> {
     /** Keys handed out by get and not yet done. */
     private final Set<K> processing = new HashSet<>(); // guarded by lock
     private final DelayHeap<K> delayed = new DelayHeap<>(); // guarded by lock
+    /** When each dirty key was added, for the time it waits; removed when it is handed out. */
+    private final Map<K, Long> addedAt = new HashMap<>(); // guarded by lock
+    /** When each key in processing was handed out, for the time it is worked on. */
+    private final Map<K, Long> startedAt = new HashMap<>(); // guarded by lock
+    private final QueueRecorder recorder;
     private boolean shuttingDown; // guarded by lock
     private boolean started; // guarded by lock
 
     /** A queue that asks {@code limiter} for retry delays and reads due times from {@code clock}. */
     public WorkQueue(RateLimiter<K> limiter, NanoClock clock) {
+        this(limiter, clock, QueueRecorder.NONE);
+    }
+
+    /** The same, reporting to {@code recorder} (see {@link QueueRecorder} for when it is called). */
+    public WorkQueue(RateLimiter<K> limiter, NanoClock clock, QueueRecorder recorder) {
         this.limiter = Objects.requireNonNull(limiter, "limiter");
         this.clock = Objects.requireNonNull(clock, "clock");
+        this.recorder = Objects.requireNonNull(recorder, "recorder");
     }
 
     /**
@@ -117,6 +133,7 @@ public final class WorkQueue<K> {
             if (!shuttingDown) {
                 delayed.offer(key, clock.nanoTime() + nanos);
                 delaysChanged.signal();
+                recorder.retried();
             }
         } finally {
             lock.unlock();
@@ -156,6 +173,12 @@ public final class WorkQueue<K> {
             }
             dirty.remove(key);
             processing.add(key);
+            long now = clock.nanoTime();
+            startedAt.put(key, now);
+            Long added = addedAt.remove(key);
+            if (added != null) {
+                recorder.waited(Duration.ofNanos(now - added));
+            }
             return Optional.of(key);
         } finally {
             lock.unlock();
@@ -171,6 +194,10 @@ public final class WorkQueue<K> {
         try {
             if (!processing.remove(key)) {
                 return;
+            }
+            Long started = startedAt.remove(key);
+            if (started != null) {
+                recorder.worked(Duration.ofNanos(clock.nanoTime() - started));
             }
             if (dirty.contains(key)) {
                 ready.add(key);
@@ -189,6 +216,27 @@ public final class WorkQueue<K> {
         lock.lock();
         try {
             return ready.size();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * The queue's depth and the work in progress now, measured on the clock: what client-go's
+     * metrics keep as gauges, read here when they are scraped.
+     */
+    public QueueStats stats() {
+        lock.lock();
+        try {
+            long now = clock.nanoTime();
+            long total = 0;
+            long longest = 0;
+            for (long started : startedAt.values()) {
+                long age = Math.max(0, now - started);
+                total += age;
+                longest = Math.max(longest, age);
+            }
+            return new QueueStats(dirty.size(), processing.size(), Duration.ofNanos(total), Duration.ofNanos(longest));
         } finally {
             lock.unlock();
         }
@@ -243,7 +291,12 @@ public final class WorkQueue<K> {
     }
 
     private void addLocked(K key) {
-        if (!dirty.add(key) || processing.contains(key)) {
+        if (!dirty.add(key)) {
+            return;
+        }
+        addedAt.put(key, clock.nanoTime());
+        recorder.added();
+        if (processing.contains(key)) {
             return;
         }
         ready.add(key);

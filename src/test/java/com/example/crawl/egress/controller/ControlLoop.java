@@ -1,7 +1,11 @@
 package com.example.crawl.egress.controller;
 
 import com.example.crawl.egress.config.OperatorConfig;
+import com.example.crawl.egress.metrics.Metrics;
 import com.example.crawl.egress.provider.Provider;
+import com.example.crawl.egress.provider.ProviderDecorator;
+import com.example.crawl.egress.queue.NanoClock;
+import com.example.crawl.egress.queue.QueueRecorder;
 import com.example.crawl.egress.queue.RateLimiter;
 import com.example.crawl.egress.queue.WorkQueue;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -24,6 +28,7 @@ final class ControlLoop implements AutoCloseable {
     private static final Tracer NOOP = TracerProvider.noop().get("test");
 
     final ProxyInformers informers;
+    final WorkQueue<ProxyKey> queue;
     final ProxyController controller;
 
     ControlLoop(KubernetesClient client, Provider provider, OperatorConfig.Reconcile intervals, HealthSource health) {
@@ -36,19 +41,35 @@ final class ControlLoop implements AutoCloseable {
      */
     ControlLoop(KubernetesClient client, Provider provider, OperatorConfig.Reconcile intervals,
             BiFunction<ProxyInformers, Consumer<ProxyKey>, HealthSource> health) {
-        this(client, provider, intervals, health, EventSink.NONE);
+        this(client, provider, intervals, health, EventSink.NONE, QueueRecorder.NONE, ReconcileRecorder.NONE,
+                ProviderDecorator.none());
     }
 
     /** A loop as above whose reconciler records Events to {@code events}. */
     ControlLoop(KubernetesClient client, Provider provider, OperatorConfig.Reconcile intervals,
             BiFunction<ProxyInformers, Consumer<ProxyKey>, HealthSource> health, EventSink events) {
+        this(client, provider, intervals, health, events, QueueRecorder.NONE, ReconcileRecorder.NONE,
+                ProviderDecorator.none());
+    }
+
+    /** The same loop reporting to {@code metrics} as {@code Main} wires it: queue, workers, provider calls. */
+    ControlLoop(KubernetesClient client, Provider provider, OperatorConfig.Reconcile intervals,
+            BiFunction<ProxyInformers, Consumer<ProxyKey>, HealthSource> health, Metrics metrics) {
+        this(client, provider, intervals, health, EventSink.NONE, metrics.queue(), metrics.reconciles(),
+                ProviderDecorator.metered(metrics.providerRequests(), System::nanoTime));
+    }
+
+    private ControlLoop(KubernetesClient client, Provider provider, OperatorConfig.Reconcile intervals,
+            BiFunction<ProxyInformers, Consumer<ProxyKey>, HealthSource> health, EventSink events,
+            QueueRecorder queued, ReconcileRecorder reconciled, ProviderDecorator decoration) {
         informers = new ProxyInformers(client, "");
-        WorkQueue<ProxyKey> queue = new WorkQueue<>(RateLimiter.defaultControllerLimiter(System::nanoTime),
-                System::nanoTime);
+        queue = new WorkQueue<>(RateLimiter.defaultControllerLimiter(System::nanoTime), System::nanoTime, queued);
         ProxyReconciler reconciler = new ProxyReconciler(new ClusterProxyStore(client, informers, NOOP),
-                Rig.registry(provider), health.apply(informers, queue::add), events, intervals, Clock.systemUTC(), NOOP);
+                Rig.registry("fake", provider, decoration), health.apply(informers, queue::add), events, intervals,
+                Clock.systemUTC(), NOOP);
         controller = new ProxyController(reconciler, queue, intervals.maxConcurrentReconciles(),
-                Thread.ofPlatform().name("reconcile-", 0).factory(), Duration.ofSeconds(10), NOOP);
+                Thread.ofPlatform().name("reconcile-", 0).factory(), Duration.ofSeconds(10),
+                new ProxyController.Instrumentation(reconciled, NanoClock.system(), NOOP));
     }
 
     /** Starts the informers, waits for their first list, then starts the workers. */

@@ -27,7 +27,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The shaded jar run as users run it, against the mock API server: it reconciles, answers its
- * probes, and on SIGTERM shuts down in order and releases its lease.
+ * probes, serves its metrics, and on SIGTERM shuts down in order and releases its lease.
  */
 class OperatorJarIT {
 
@@ -39,9 +39,11 @@ class OperatorJarIT {
         try (MockCluster cluster = MockCluster.start()) {
             int healthPort = freePort();
             int discoveryPort = freePort();
+            int metricsPort = freePort();
             Path out = Files.createTempFile("operator", ".out");
             ProcessBuilder pb = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                    "-jar", JAR.toString(), "--health-address=127.0.0.1:" + healthPort, "--metrics-address=0",
+                    "-jar", JAR.toString(), "--health-address=127.0.0.1:" + healthPort,
+                    "--metrics-address=127.0.0.1:" + metricsPort,
                     "--leader-election-namespace=ops", "--leader-election-lease-duration=4s",
                     "--leader-election-renew-deadline=3s", "--leader-election-retry-period=500ms",
                     "--discovery-address=127.0.0.1:" + discoveryPort)
@@ -69,6 +71,19 @@ class OperatorJarIT {
                 assertEquals(401, status(discoveryPort, "/v1/proxies"));
                 String listed = get(discoveryPort, "/v1/proxies", "t");
                 assertTrue(listed.contains("\"name\":\"p1\"") && listed.contains("\"healthy\":false"), listed);
+                // --metrics-address: the registry Main built, in the format the scraper asks for.
+                HttpResponse<String> metrics = scrape(metricsPort, "text/plain");
+                assertTrue(metrics.headers().firstValue("Content-Type").orElse("").startsWith("text/plain; version=0.0.4"),
+                        metrics.headers().toString());
+                for (String series : List.of("proxy_operator_proxies{phase=\"Failed\"} 1.0",
+                        "proxy_operator_leader_election_master_status{name=\"egress-proxies-operator\"} 1.0",
+                        "proxy_operator_reconcile_total{controller=\"proxy\",result=\"success\"}",
+                        "proxy_operator_workqueue_adds_total{controller=\"proxy\",name=\"proxy\"}",
+                        "jvm_memory_used_bytes{area=\"heap\"}")) {
+                    assertTrue(metrics.body().contains(series), series + " in\n" + metrics.body());
+                }
+                assertTrue(scrape(metricsPort, "application/openmetrics-text; version=1.0.0").headers()
+                        .firstValue("Content-Type").orElse("").startsWith("application/openmetrics-text"));
                 assertTrue(holder(cluster).startsWith(System.getenv().getOrDefault("HOSTNAME", "egress-proxies-operator")),
                         holder(cluster));
 
@@ -112,6 +127,13 @@ class OperatorJarIT {
         try (HttpClient http = HttpClient.newHttpClient()) {
             return http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
                     .header("Authorization", "Bearer " + token).build(), HttpResponse.BodyHandlers.ofString()).body();
+        }
+    }
+
+    private static HttpResponse<String> scrape(int port, String accept) throws IOException, InterruptedException {
+        try (HttpClient http = HttpClient.newHttpClient()) {
+            return http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/metrics"))
+                    .header("Accept", accept).build(), HttpResponse.BodyHandlers.ofString());
         }
     }
 

@@ -12,7 +12,6 @@ import com.example.crawl.egress.provider.FakeProvider.Op;
 import com.example.crawl.egress.provider.ProviderException;
 import com.example.crawl.egress.queue.RateLimiter;
 import com.example.crawl.egress.queue.WorkQueue;
-import io.opentelemetry.api.trace.TracerProvider;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -32,7 +31,7 @@ class ProxyControllerTest {
     private final AtomicLong nanos = new AtomicLong();
     private final WorkQueue<ProxyKey> queue = new WorkQueue<>(RateLimiter.defaultControllerLimiter(nanos::get), nanos::get);
     private final ProxyController controller = new ProxyController(rig.reconciler, queue, 1,
-            Thread.ofPlatform().factory(), Duration.ofSeconds(5), TracerProvider.noop().get("test"));
+            Thread.ofPlatform().factory(), Duration.ofSeconds(5), ProxyController.Instrumentation.NONE);
     private final ByteArrayOutputStream logged = new ByteArrayOutputStream();
 
     @BeforeEach

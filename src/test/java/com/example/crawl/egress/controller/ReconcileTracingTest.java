@@ -39,7 +39,8 @@ class ReconcileTracingTest {
     private final AtomicLong nanos = new AtomicLong();
     private final WorkQueue<ProxyKey> queue = new WorkQueue<>(RateLimiter.defaultControllerLimiter(nanos::get), nanos::get);
     private final ProxyController controller = new ProxyController(rig.reconciler, queue, 1,
-            Thread.ofPlatform().factory(), Duration.ofSeconds(5), spans.tracer());
+            Thread.ofPlatform().factory(), Duration.ofSeconds(5),
+            new ProxyController.Instrumentation(ReconcileRecorder.NONE, nanos::get, spans.tracer()));
     private final ByteArrayOutputStream logged = new ByteArrayOutputStream();
 
     @BeforeEach

@@ -71,7 +71,8 @@ final class Rig {
         return registry(name, provider, ProviderDecorator.none());
     }
 
-    private static ProviderRegistry registry(String name, Provider provider, ProviderDecorator decoration) {
+    /** A registry with {@code provider} configured under {@code name}, wrapped by {@code decoration}. */
+    static ProviderRegistry registry(String name, Provider provider, ProviderDecorator decoration) {
         ProvidersConfig config = new ProvidersConfig(List.of(
                 new ProviderConfig(name, new ProviderConfig.Local(Path.of("/nonexistent"), "squid"))));
         try {

@@ -9,7 +9,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.example.crawl.egress.api.ProxyCredentials;
 import com.example.crawl.egress.controller.LogLines;
 import com.example.crawl.egress.lease.LeaseStore;
-import io.opentelemetry.api.OpenTelemetry;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
@@ -158,8 +157,7 @@ class AuthIT {
         try (LeaseStore leases = new LeaseStore(DiscoveryWorld.LIMITS, Clock.systemUTC());
                 DiscoveryServer server = new DiscoveryServer(new InetSocketAddress("127.0.0.1", 0), () -> {
                     throw new IllegalStateException("informer exploded at secret-internal-detail");
-                }, p -> Optional.empty(), leases, Optional.of(TOKEN), LeaseRecorder.NONE,
-                        OpenTelemetry.noop())) {
+                }, p -> Optional.empty(), leases, Optional.of(TOKEN), DiscoveryServer.Instrumentation.NONE)) {
             server.start();
             RawHttp http = new RawHttp(server.address(), Optional.of(TOKEN));
             RawHttp.Reply reply = http.get("/v1/proxies");

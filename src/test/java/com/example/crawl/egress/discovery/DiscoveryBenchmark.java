@@ -12,7 +12,6 @@ import com.example.crawl.egress.lease.LeaseStore;
 import com.example.crawl.egress.log.LogFormat;
 import com.example.crawl.egress.log.LogSetup;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
-import io.opentelemetry.api.OpenTelemetry;
 import java.io.OutputStream;
 import java.io.PrintStream;
 import java.net.InetSocketAddress;
@@ -72,8 +71,8 @@ public final class DiscoveryBenchmark {
         try (LeaseStore store = new LeaseStore(new OperatorConfig.Leases(Duration.ofMinutes(5), Duration.ofHours(1),
                 Duration.ofMinutes(10), Duration.ofSeconds(30)), Clock.systemUTC());
                 DiscoveryServer server = new DiscoveryServer(new InetSocketAddress("127.0.0.1", 0), () -> fleet,
-                        p -> Optional.of(CREDENTIALS), store, Optional.of(TOKEN), LeaseRecorder.NONE,
-                        OpenTelemetry.noop())) {
+                        p -> Optional.of(CREDENTIALS), store, Optional.of(TOKEN),
+                        DiscoveryServer.Instrumentation.NONE)) {
             store.start();
             server.start();
             int port = server.address().getPort();

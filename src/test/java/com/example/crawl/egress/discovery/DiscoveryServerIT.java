@@ -241,6 +241,22 @@ class DiscoveryServerIT {
     }
 
     @Test
+    void shouldReportEveryRequestByRoutePatternAndStatusNeverByPath() throws Exception {
+        world.create(managed("only", "10.0.0.1", Map.of(), 1, true, 10L));
+        String id = http.post("/v1/leases", "{}").json().get("leaseId").asString();
+        http.post("/v1/leases/" + id + "/report", "{\"result\":\"slow\"}");
+        http.delete("/v1/leases/" + id);
+        http.get("/nowhere");
+
+        // The recorder is told after the answer is written: the client may read it first, and the
+        // next request may be recorded before this one.
+        MockCluster.await(Duration.ofSeconds(10), () -> world.recorder.served().size() >= 4);
+        assertEquals(List.of("/v1/leases 201", "/v1/leases/{id} 204", "/v1/leases/{id}/report 400", "unmatched 404"),
+                world.recorder.served().stream().sorted().toList());
+        assertFalse(world.recorder.served().toString().contains(id), "a lease id is never a label");
+    }
+
+    @Test
     void shouldExpireLeasesOnTheClockAndTakeLateReportsForOneCooldownWindow() throws Exception {
         world.create(managed("only", "10.0.0.1", Map.of(), 1, true, 10L));
         String id = http.post("/v1/leases", "{\"ttlSeconds\":60}").json().get("leaseId").asString();

@@ -3,13 +3,31 @@ package com.example.crawl.egress.discovery;
 import com.example.crawl.egress.lease.Acquisition;
 import com.example.crawl.egress.lease.LeaseStore;
 import com.example.crawl.egress.lease.ReportResult;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 
-/** A {@link LeaseRecorder} that keeps every call as a line of text, in order. Thread-safe. */
-final class RecordingLeaseRecorder implements LeaseRecorder {
+/**
+ * A {@link LeaseRecorder} that keeps every call as a line of text, in order, and a
+ * {@link ServedRecorder} that keeps every request as "route status", apart. Thread-safe.
+ */
+final class RecordingLeaseRecorder implements LeaseRecorder, ServedRecorder {
 
     private final List<String> calls = new CopyOnWriteArrayList<>();
+    private final List<String> served = new CopyOnWriteArrayList<>();
+
+    @Override
+    public void served(String route, int status, Duration elapsed) {
+        if (elapsed.isNegative()) {
+            throw new AssertionError("negative duration " + elapsed);
+        }
+        served.add(route + " " + status);
+    }
+
+    /** The requests served so far, as "route status". */
+    List<String> served() {
+        return List.copyOf(served);
+    }
 
     @Override
     public void acquired(Acquisition outcome) {
@@ -35,5 +53,6 @@ final class RecordingLeaseRecorder implements LeaseRecorder {
 
     void clear() {
         calls.clear();
+        served.clear();
     }
 }

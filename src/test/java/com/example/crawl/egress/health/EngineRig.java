@@ -37,6 +37,7 @@ final class EngineRig {
     final List<Proxy> proxies = new CopyOnWriteArrayList<>();
     final List<ProxyKey> reported = new ArrayList<>();
     final List<ProxyKey> forgotten = new ArrayList<>();
+    final List<ProxyKey> finished = new ArrayList<>();
     final List<Duration> lateness = new ArrayList<>();
     final Deque<Runnable> probes = new ArrayDeque<>();
     int listenerFailures;
@@ -59,7 +60,9 @@ final class EngineRig {
             }
 
             @Override
-            public void finished(ProxyKey key, ProbeResult result) { }
+            public void finished(ProxyKey key, ProbeResult result) {
+                finished.add(key);
+            }
 
             @Override
             public void forgotten(ProxyKey key) {

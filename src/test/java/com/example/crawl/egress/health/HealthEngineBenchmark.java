@@ -145,7 +145,7 @@ public final class HealthEngineBenchmark {
         System.out.printf("verdicts reported               %d%n", reports);
     }
 
-    private static double pct(long[] sorted, double p) {
+    static double pct(long[] sorted, double p) {
         if (sorted.length == 0) {
             return 0;
         }
@@ -154,7 +154,7 @@ public final class HealthEngineBenchmark {
     }
 
     /** {@code count} Proxies on distinct 127.x.y.z addresses, all at {@code port}. */
-    private static List<Proxy> fleet(int count, int port) {
+    static List<Proxy> fleet(int count, int port) {
         HealthCheck check = new HealthCheck("http://probe.invalid/generate_204", null, 1, 1, 1, 3, null);
         List<Proxy> out = new ArrayList<>(count);
         for (int i = 0; i < count; i++) {
@@ -164,13 +164,13 @@ public final class HealthEngineBenchmark {
         return List.copyOf(out);
     }
 
-    private static Process startProxyProcess() throws Exception {
+    static Process startProxyProcess() throws Exception {
         Path java = Path.of(System.getProperty("java.home"), "bin", "java");
         return new ProcessBuilder(java.toString(), "-cp", System.getProperty("java.class.path"),
                 LoopbackProxies.class.getName(), "0").redirectError(ProcessBuilder.Redirect.INHERIT).start();
     }
 
-    private static int awaitReady(Process p) throws Exception {
+    static int awaitReady(Process p) throws Exception {
         BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.US_ASCII));
         String line = r.readLine();
         if (line == null || !line.startsWith("ready ")) {
@@ -179,17 +179,17 @@ public final class HealthEngineBenchmark {
         return Integer.parseInt(line.substring(6).trim());
     }
 
-    private static long processCpuNanos() {
+    static long processCpuNanos() {
         return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
                 .getProcessCpuTime();
     }
 
-    private static long cpuNanos(Process p) {
+    static long cpuNanos(Process p) {
         return p.info().totalCpuDuration().map(Duration::toNanos).orElse(0L);
     }
 
     /** Busy and total jiffies of all CPUs since boot, from the first line of /proc/stat; zeros elsewhere. */
-    private static long[] machineTicks() {
+    static long[] machineTicks() {
         try {
             String[] f = java.nio.file.Files.readAllLines(Path.of("/proc/stat")).get(0).trim().split("\\s+");
             long total = 0;

@@ -285,6 +285,23 @@ class HealthEngineTest {
     }
 
     @Test
+    void shouldRecordEveryProbeButNoneOfAProxyForgottenWhileItsProbeWasInFlight() {
+        rig.proxies.add(managed("a", "10.0.0.1", check(1, 1, 2)));
+        rig.prober.answer("10.0.0.1", ok(10));
+        rig.seconds(2);
+        assertEquals(List.of(key("a"), key("a")), rig.finished);
+
+        rig.engine.tick();
+        rig.engine.fire(); // a probe is now in flight
+        rig.proxies.clear();
+        rig.engine.tick();
+        assertEquals(List.of(key("a")), rig.forgotten);
+        rig.runProbes();
+
+        assertEquals(2, rig.finished.size(), "its series were dropped; recording this probe would bring them back");
+    }
+
+    @Test
     void shouldForgetProxiesThatAreGoneDeletingOrWithoutAnAddress() {
         rig.proxies.add(managed("gone", "10.0.0.1", check(1, 1, 3)));
         rig.proxies.add(managed("deleting", "10.0.0.2", check(1, 1, 3)));

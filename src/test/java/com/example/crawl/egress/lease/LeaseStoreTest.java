@@ -219,6 +219,20 @@ class LeaseStoreTest {
     }
 
     @Test
+    void shouldCountActiveLeasesOfAllProxiesNotReleasedOrExpiredOnes() {
+        List<Candidate> fleet = List.of(proxy("a", 10L, 3), proxy("b", 20L, 3));
+        lend(fleet, NONE);
+        String released = lend(fleet, NONE).id();
+        assertInstanceOf(Granted.class, store.acquire(fleet, Map.of(), NONE, Duration.ofMinutes(1)));
+        store.release(released);
+        assertEquals(2, store.activeCount());
+
+        clock.advance(Duration.ofMinutes(1));
+
+        assertEquals(1, store.activeCount(), "the one-minute lease expired; no sweep has run");
+    }
+
+    @Test
     void shouldSweepOnlyWhatNoAnswerNeedsAnyMore() {
         List<Candidate> fleet = List.of(proxy("a", 10L, 5), proxy("b", 20L, 5));
         Lease lease = lend(fleet, Optional.of("shop.test"));

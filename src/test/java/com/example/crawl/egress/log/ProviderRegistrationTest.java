@@ -13,7 +13,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.slf4j.LoggerFactory;
 import org.slf4j.MDC;
-import org.slf4j.helpers.BasicMDCAdapter;
 import tools.jackson.databind.JsonNode;
 
 class ProviderRegistrationTest {
@@ -29,7 +28,7 @@ class ProviderRegistrationTest {
     void shouldBindOurProviderThroughServiceLoader() {
         assertInstanceOf(EgressLogger.class, LoggerFactory.getLogger(getClass()));
         assertInstanceOf(EgressLoggerFactory.class, LoggerFactory.getILoggerFactory());
-        assertInstanceOf(BasicMDCAdapter.class, MDC.getMDCAdapter());
+        assertInstanceOf(ThreadMdc.class, MDC.getMDCAdapter());
     }
 
     @Test

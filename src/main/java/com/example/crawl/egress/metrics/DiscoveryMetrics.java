@@ -1,0 +1,75 @@
+package com.example.crawl.egress.metrics;
+
+import com.example.crawl.egress.discovery.LeaseRecorder;
+import com.example.crawl.egress.discovery.ServedRecorder;
+import com.example.crawl.egress.lease.Acquisition;
+import com.example.crawl.egress.lease.LeaseStore;
+import com.example.crawl.egress.lease.ReportResult;
+import io.prometheus.metrics.config.PrometheusProperties;
+import io.prometheus.metrics.core.metrics.Counter;
+import io.prometheus.metrics.core.metrics.Histogram;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import io.prometheus.metrics.model.snapshots.Unit;
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * The discovery API: what became of each lease request, and every request's duration by route
+ * pattern and status code. Thread-safe; never blocks.
+ */
+final class DiscoveryMetrics implements LeaseRecorder, ServedRecorder {
+
+    static final String GRANTED = "granted";
+    static final String NO_MATCH = "no_match";
+    static final String RELEASED = "released";
+    static final String REPORT_UNKNOWN_LEASE = "report_unknown_lease";
+    /** Every outcome label value, so that each series exists (at 0) from the start. */
+    static final List<String> OUTCOMES = List.of(GRANTED, NO_MATCH, RELEASED, report(ReportResult.OK),
+            report(ReportResult.RATE_LIMITED), report(ReportResult.BANNED), REPORT_UNKNOWN_LEASE);
+    /** Answers take well under a millisecond to a few; the request deadline is 10 s by default. */
+    static final double[] DURATION_BUCKETS = {0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5,
+        5, 10};
+
+    private final Counter leaseRequests;
+    private final Histogram requests;
+
+    DiscoveryMetrics(PrometheusRegistry registry, PrometheusProperties properties) {
+        leaseRequests = Counter.builder(properties).name(Metrics.PREFIX + "lease_requests_total")
+                .help("Lease requests that reached the lease store, by outcome").labelNames("outcome")
+                .register(registry);
+        OUTCOMES.forEach(leaseRequests::initLabelValues);
+        requests = Histogram.builder(properties).name(Metrics.PREFIX + "discovery_request_duration_seconds")
+                .help("Duration of discovery API requests by route pattern and status code").unit(Unit.SECONDS)
+                .labelNames("route", "code").classicUpperBounds(DURATION_BUCKETS).register(registry);
+    }
+
+    @Override
+    public void acquired(Acquisition outcome) {
+        leaseRequests.labelValues(switch (outcome) {
+            case Acquisition.Granted g -> GRANTED;
+            case Acquisition.NoMatch n -> NO_MATCH;
+        }).inc();
+    }
+
+    @Override
+    public void released() {
+        leaseRequests.labelValues(RELEASED).inc();
+    }
+
+    @Override
+    public void reported(ReportResult result, LeaseStore.Reported outcome) {
+        leaseRequests.labelValues(switch (outcome) {
+            case ACCEPTED -> report(result);
+            case UNKNOWN_LEASE -> REPORT_UNKNOWN_LEASE;
+        }).inc();
+    }
+
+    @Override
+    public void served(String route, int status, Duration elapsed) {
+        requests.labelValues(route, Integer.toString(status)).observe(Metrics.seconds(elapsed));
+    }
+
+    private static String report(ReportResult result) {
+        return "report_" + result.wireName();
+    }
+}

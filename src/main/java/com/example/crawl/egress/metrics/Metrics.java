@@ -1,0 +1,156 @@
+package com.example.crawl.egress.metrics;
+
+import com.example.crawl.egress.api.Proxy;
+import com.example.crawl.egress.controller.ReconcileRecorder;
+import com.example.crawl.egress.discovery.LeaseRecorder;
+import com.example.crawl.egress.discovery.ServedRecorder;
+import com.example.crawl.egress.health.ProbeRecorder;
+import com.example.crawl.egress.provider.RequestRecorder;
+import com.example.crawl.egress.queue.QueueRecorder;
+import com.example.crawl.egress.queue.QueueStats;
+import io.prometheus.metrics.config.PrometheusProperties;
+import io.prometheus.metrics.exporter.httpserver.HTTPServer;
+import io.prometheus.metrics.instrumentation.jvm.JvmMetrics;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.Collection;
+import java.util.Objects;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.BooleanSupplier;
+import java.util.function.IntSupplier;
+import java.util.function.Supplier;
+
+/**
+ * The operator's Prometheus metrics, all on the one registry {@code Main} creates and hands in:
+ * JVM and process metrics from Prometheus' JVM module, the recorders each component reports
+ * through (each the component's own small interface), the gauges computed at scrape time
+ * ({@link #readAtScrape}), and {@code /metrics} served by Prometheus' JDK-HttpServer exporter
+ * ({@link #serve}). {@code docs/operations.md} lists every metric.
+ *
+ * <p>Nothing here touches Prometheus' default registry or reads configuration from the
+ * environment: the library's settings are its defaults, built explicitly. Thread-safe: every
+ * recorder may be called from any thread and never blocks.
+ */
+public final class Metrics {
+
+    /** Every metric of ours starts with this; the JVM module's keep their standard names. */
+    static final String PREFIX = "proxy_operator_";
+    /** The value of the {@code controller} and work-queue {@code name} labels: our one controller. */
+    static final String CONTROLLER = "proxy";
+
+    /**
+     * What the scrape-time gauges read, each at every scrape.
+     *
+     * @param proxies                 the Proxies in the informer cache
+     * @param activeLeases            leases lent and neither released nor expired
+     * @param queue                   the work queue's depth and work in progress
+     * @param leader                  whether this process leads now
+     * @param leaseName               the leader-election Lease's name, the {@code name} label
+     * @param maxConcurrentReconciles the number of reconcile workers
+     */
+    public record Sources(Supplier<? extends Collection<Proxy>> proxies, IntSupplier activeLeases,
+            Supplier<QueueStats> queue, BooleanSupplier leader, String leaseName, int maxConcurrentReconciles) {
+        public Sources {
+            Objects.requireNonNull(proxies, "proxies");
+            Objects.requireNonNull(activeLeases, "activeLeases");
+            Objects.requireNonNull(queue, "queue");
+            Objects.requireNonNull(leader, "leader");
+            Objects.requireNonNull(leaseName, "leaseName");
+        }
+    }
+
+    private final PrometheusRegistry registry;
+    private final PrometheusProperties properties = PrometheusProperties.builder().build();
+    private final ProbeMetrics probes;
+    private final DiscoveryMetrics discovery;
+    private final ProviderMetrics providers;
+    private final ReconcileMetrics reconciles;
+    private final QueueMetrics queue;
+    private final AtomicBoolean sourcesSet = new AtomicBoolean();
+
+    /** Registers every metric fed by a recorder, and the JVM's, on {@code registry}. */
+    public Metrics(PrometheusRegistry registry) {
+        this.registry = Objects.requireNonNull(registry, "registry");
+        probes = new ProbeMetrics(registry, properties);
+        discovery = new DiscoveryMetrics(registry, properties);
+        providers = new ProviderMetrics(registry, properties);
+        reconciles = new ReconcileMetrics(registry, properties);
+        queue = new QueueMetrics(registry, properties);
+        JvmMetrics.builder(properties).register(registry);
+    }
+
+    /** Every health probe: per-Proxy duration and failures, and start lateness. */
+    public ProbeRecorder probes() {
+        return probes;
+    }
+
+    /** What became of each lease request. */
+    public LeaseRecorder leases() {
+        return discovery;
+    }
+
+    /** Every discovery request, by route pattern and status code. */
+    public ServedRecorder discoveryRequests() {
+        return discovery;
+    }
+
+    /** Every provider call, for {@code ProviderDecorator.metered}. */
+    public RequestRecorder providerRequests() {
+        return providers;
+    }
+
+    /** Every reconcile's result and time. */
+    public ReconcileRecorder reconciles() {
+        return reconciles;
+    }
+
+    /** The work queue's adds, waits, work times and retries. */
+    public QueueRecorder queue() {
+        return queue;
+    }
+
+    /**
+     * Registers the gauges computed at every scrape from {@code sources}. Until this is called a
+     * scrape has none of them (the server may start before the components they read exist).
+     *
+     * @throws IllegalStateException if called twice
+     */
+    public void readAtScrape(Sources sources) {
+        Objects.requireNonNull(sources, "sources");
+        if (!sourcesSet.compareAndSet(false, true)) {
+            throw new IllegalStateException("scrape-time sources already set");
+        }
+        ScrapeGauges.register(registry, properties, sources);
+    }
+
+    /**
+     * Serves the registry on {@code address} with Prometheus' JDK-HttpServer exporter: {@code
+     * /metrics} in the text, OpenMetrics or protobuf format the scraper asks for (gzip when it
+     * accepts it), and the exporter's index page at {@code /}. One virtual thread per request.
+     * It is a JDK {@code HttpServer}, so it gets the JVM-wide limits {@code Main} set before
+     * (connection cap, request and idle timeouts).
+     *
+     * @param address where to listen; a host the config left unresolved is resolved here
+     * @return the running server; closing it stops serving
+     * @throws IOException when the address cannot be resolved or bound
+     */
+    public HTTPServer serve(InetSocketAddress address) throws IOException {
+        InetSocketAddress bind = address.isUnresolved()
+                ? new InetSocketAddress(address.getHostString(), address.getPort())
+                : address;
+        if (bind.isUnresolved()) {
+            throw new IOException("cannot resolve host " + address.getHostString());
+        }
+        return HTTPServer.builder(properties).registry(registry).inetAddress(bind.getAddress()).port(bind.getPort())
+                .executorService(Executors.newVirtualThreadPerTaskExecutor()).registerHealthHandler(false)
+                .buildAndStart();
+    }
+
+    /** A duration in seconds, Prometheus' base unit, to the nanosecond. */
+    static double seconds(Duration d) {
+        return d.getSeconds() + d.getNano() / 1e9;
+    }
+}

@@ -1,0 +1,85 @@
+package com.example.crawl.egress.metrics;
+
+import com.example.crawl.egress.api.Phase;
+import com.example.crawl.egress.api.Proxy;
+import com.example.crawl.egress.api.ProxyStatus;
+import com.example.crawl.egress.queue.QueueStats;
+import io.prometheus.metrics.config.PrometheusProperties;
+import io.prometheus.metrics.core.metrics.GaugeWithCallback;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import io.prometheus.metrics.model.snapshots.Unit;
+import java.util.EnumMap;
+import java.util.Map;
+
+/**
+ * The gauges computed when they are scraped, from the sources {@code Main} names: Proxies by phase
+ * from the informer cache, active leases from the lease store, the work queue's depth and work in
+ * progress, the workers, the leader status. Nothing is kept between scrapes, so these cannot drift
+ * from what they count or keep a series for something gone.
+ *
+ * <p>Each callback runs on the scraping thread and reads its source once; the sources must not
+ * block for long (each takes one lock briefly or reads a cache).
+ */
+final class ScrapeGauges {
+
+    private ScrapeGauges() {
+    }
+
+    static void register(PrometheusRegistry registry, PrometheusProperties properties, Metrics.Sources sources) {
+        gauge(properties, "proxies", "Proxies by status phase, read from the informer cache", "phase")
+                .callback(cb -> byPhase(sources).forEach((phase, n) -> cb.call(n, phase.name())))
+                .register(registry);
+        gauge(properties, "leases_active", "Leases lent and neither released nor expired")
+                .callback(cb -> cb.call(sources.activeLeases().getAsInt()))
+                .register(registry);
+        gauge(properties, "workqueue_depth", "Keys waiting in the work queue", "name", "controller")
+                .callback(cb -> cb.call(queue(sources).depth(), Metrics.CONTROLLER, Metrics.CONTROLLER))
+                .register(registry);
+        gauge(properties, "workqueue_unfinished_work_seconds",
+                "Seconds of work in progress not yet observed by work_duration; growing values mean stuck workers",
+                "name", "controller").unit(Unit.SECONDS)
+                .callback(cb -> cb.call(Metrics.seconds(queue(sources).unfinishedWork()), Metrics.CONTROLLER,
+                        Metrics.CONTROLLER))
+                .register(registry);
+        gauge(properties, "workqueue_longest_running_processor_seconds",
+                "How long the longest-running worker has been processing its key", "name", "controller")
+                .unit(Unit.SECONDS)
+                .callback(cb -> cb.call(Metrics.seconds(queue(sources).longestRunning()), Metrics.CONTROLLER,
+                        Metrics.CONTROLLER))
+                .register(registry);
+        gauge(properties, "active_workers", "Workers reconciling a key now", "controller")
+                .callback(cb -> cb.call(queue(sources).processing(), Metrics.CONTROLLER))
+                .register(registry);
+        gauge(properties, "max_concurrent_reconciles", "Reconcile workers (--max-concurrent-reconciles)", "controller")
+                .callback(cb -> cb.call(sources.maxConcurrentReconciles(), Metrics.CONTROLLER))
+                .register(registry);
+        gauge(properties, "leader_election_master_status",
+                "1 while this process holds the leader lease (or runs without election), 0 otherwise", "name")
+                .callback(cb -> cb.call(sources.leader().getAsBoolean() ? 1 : 0, sources.leaseName()))
+                .register(registry);
+    }
+
+    private static GaugeWithCallback.Builder gauge(PrometheusProperties properties, String name, String help,
+            String... labels) {
+        return GaugeWithCallback.builder(properties).name(Metrics.PREFIX + name).help(help).labelNames(labels);
+    }
+
+    private static QueueStats queue(Metrics.Sources sources) {
+        return sources.queue().get();
+    }
+
+    /** Every phase, with 0 for those no Proxy is in, so a phase's series never comes and goes. */
+    static Map<Phase, Integer> byPhase(Metrics.Sources sources) {
+        Map<Phase, Integer> counts = new EnumMap<>(Phase.class);
+        for (Phase phase : Phase.values()) {
+            counts.put(phase, 0);
+        }
+        for (Proxy p : sources.proxies().get()) {
+            ProxyStatus status = p.getStatus();
+            // Never reconciled yet: Pending, as Phase.of derives it for an object nothing has happened to.
+            Phase phase = status == null || status.phase() == null ? Phase.Pending : status.phase();
+            counts.merge(phase, 1, Integer::sum);
+        }
+        return counts;
+    }
+}

@@ -1,0 +1,230 @@
+package com.example.crawl.egress.metrics;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.example.crawl.egress.api.Phase;
+import com.example.crawl.egress.api.Proxy;
+import com.example.crawl.egress.api.ProxyStatus;
+import com.example.crawl.egress.controller.ProxyKey;
+import com.example.crawl.egress.controller.ReconcileRecorder;
+import com.example.crawl.egress.health.FailureReason;
+import com.example.crawl.egress.health.ProbeResult;
+import com.example.crawl.egress.lease.Acquisition;
+import com.example.crawl.egress.lease.LeaseStore;
+import com.example.crawl.egress.lease.ReportResult;
+import com.example.crawl.egress.queue.QueueStats;
+import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Test;
+
+/** What each recorder and scrape-time gauge puts on the registry, read back through the text format. */
+class MetricsTest {
+
+    private static final ProxyKey A = new ProxyKey("crawl", "a");
+    private static final ProxyKey B = new ProxyKey("team-b", "b");
+
+    private final PrometheusRegistry registry = new PrometheusRegistry();
+    private final Metrics metrics = new Metrics(registry);
+
+    @Test
+    void shouldObserveEveryProbePerProxyAndCountOnlyFailures() {
+        metrics.probes().finished(A, new ProbeResult.Success(Duration.ofMillis(30), 204));
+        metrics.probes().finished(A, failure(Duration.ofSeconds(5)));
+        metrics.probes().finished(B, new ProbeResult.Success(Duration.ofMillis(70), 204));
+
+        Exposition page = scrape();
+        assertEquals(2.0, value(page, "proxy_operator_healthcheck_duration_seconds_count", A));
+        assertEquals(5.03, value(page, "proxy_operator_healthcheck_duration_seconds_sum", A), 1e-9);
+        assertEquals(1.0, page.value("proxy_operator_healthcheck_duration_seconds_bucket",
+                Map.of("namespace", "crawl", "name", "a", "le", "0.05")).orElseThrow());
+        assertEquals(1.0, value(page, "proxy_operator_healthcheck_failures_total", A));
+        assertEquals(0.0, value(page, "proxy_operator_healthcheck_failures_total", B), "exists from the first probe");
+    }
+
+    @Test
+    void shouldDropAForgottenProxysSeriesAndKeepTheOthers() {
+        metrics.probes().finished(A, failure(Duration.ofSeconds(1)));
+        metrics.probes().finished(B, failure(Duration.ofSeconds(1)));
+
+        metrics.probes().forgotten(A);
+
+        Exposition page = scrape();
+        assertFalse(page.hasSeriesWith("proxy_operator_healthcheck_duration_seconds", "name", "a"));
+        assertFalse(page.hasSeriesWith("proxy_operator_healthcheck_failures_total", "name", "a"));
+        assertEquals(1.0, value(page, "proxy_operator_healthcheck_failures_total", B));
+    }
+
+    @Test
+    void shouldObserveHowLateProbesStart() {
+        metrics.probes().started(Duration.ofMillis(3));
+
+        assertEquals(1.0, scrape().value("proxy_operator_healthcheck_start_lateness_seconds_bucket",
+                Map.of("le", "0.005")).orElseThrow());
+    }
+
+    @Test
+    void shouldCountLeaseRequestsByOutcomeFromZero() {
+        assertEquals(0.0, outcome(scrape(), "granted"));
+
+        metrics.leases().acquired(new Acquisition.NoMatch(2, 1, 1, 0));
+        metrics.leases().released();
+        metrics.leases().reported(ReportResult.BANNED, LeaseStore.Reported.ACCEPTED);
+        metrics.leases().reported(ReportResult.OK, LeaseStore.Reported.UNKNOWN_LEASE);
+
+        Exposition page = scrape();
+        for (String counted : List.of("no_match", "released", "report_banned", "report_unknown_lease")) {
+            assertEquals(1.0, outcome(page, counted), counted);
+        }
+        for (String zero : List.of("granted", "report_ok", "report_rate_limited")) {
+            assertEquals(0.0, outcome(page, zero), zero);
+        }
+    }
+
+    @Test
+    void shouldTimeDiscoveryRequestsByRouteAndCode() {
+        metrics.discoveryRequests().served("/v1/leases/{id}", 204, Duration.ofMillis(2));
+
+        assertEquals(1.0, scrape().value("proxy_operator_discovery_request_duration_seconds_count",
+                Map.of("route", "/v1/leases/{id}", "code", "204")).orElseThrow());
+    }
+
+    @Test
+    void shouldCountAndTimeProviderCalls() {
+        metrics.providerRequests().record("gcp-eu", "create", "QuotaExceeded", Duration.ofMillis(400));
+        metrics.providerRequests().record("gcp-eu", "create", "ok", Duration.ofMillis(600));
+
+        Exposition page = scrape();
+        assertEquals(1.0, page.value("proxy_operator_provider_requests_total",
+                Map.of("provider", "gcp-eu", "op", "create", "result", "QuotaExceeded")).orElseThrow());
+        assertEquals(1.0, page.value("proxy_operator_provider_request_duration_seconds_sum",
+                Map.of("provider", "gcp-eu", "op", "create")).orElseThrow(), 1e-9);
+    }
+
+    @Test
+    void shouldCountReconcilesByResultAndErrorsApart() {
+        metrics.reconciles().reconciled(ReconcileRecorder.Result.ERROR, Duration.ofMillis(20));
+        metrics.reconciles().reconciled(ReconcileRecorder.Result.REQUEUE_AFTER, Duration.ofMillis(30));
+
+        Exposition page = scrape();
+        Map<String, String> proxy = Map.of("controller", "proxy");
+        assertEquals(1.0, page.value("proxy_operator_reconcile_total",
+                Map.of("controller", "proxy", "result", "error")).orElseThrow());
+        assertEquals(0.0, page.value("proxy_operator_reconcile_total",
+                Map.of("controller", "proxy", "result", "success")).orElseThrow());
+        assertEquals(1.0, page.value("proxy_operator_reconcile_errors_total", proxy).orElseThrow());
+        assertEquals(2.0, page.value("proxy_operator_reconcile_time_seconds_count", proxy).orElseThrow());
+    }
+
+    @Test
+    void shouldCountQueueEventsUnderControllerRuntimesLabels() {
+        metrics.queue().added();
+        metrics.queue().retried();
+        metrics.queue().waited(Duration.ofMillis(1));
+        metrics.queue().worked(Duration.ofMillis(2));
+
+        Exposition page = scrape();
+        Map<String, String> labels = Map.of("name", "proxy", "controller", "proxy");
+        assertEquals(1.0, page.value("proxy_operator_workqueue_adds_total", labels).orElseThrow());
+        assertEquals(1.0, page.value("proxy_operator_workqueue_retries_total", labels).orElseThrow());
+        assertEquals(1.0, page.value("proxy_operator_workqueue_queue_duration_seconds_count", labels).orElseThrow());
+        assertEquals(0.002, page.value("proxy_operator_workqueue_work_duration_seconds_sum", labels).orElseThrow(), 1e-12);
+    }
+
+    @Test
+    void shouldComputeGaugesFromTheirSourcesAtEachScrape() {
+        List<Proxy> proxies = new ArrayList<>(List.of(proxy("a", Phase.Ready), proxy("b", Phase.Ready),
+                proxy("c", null)));
+        AtomicInteger leases = new AtomicInteger(3);
+        AtomicReference<QueueStats> queue = new AtomicReference<>(
+                new QueueStats(4, 2, Duration.ofSeconds(3), Duration.ofSeconds(2)));
+        AtomicBoolean leader = new AtomicBoolean();
+        metrics.readAtScrape(new Metrics.Sources(() -> proxies, leases::get, queue::get, leader::get,
+                "egress-proxies-operator", 3));
+
+        Exposition page = scrape();
+        assertEquals(2.0, phase(page, "Ready"));
+        assertEquals(1.0, phase(page, "Pending"), "never reconciled counts as Pending");
+        assertEquals(0.0, phase(page, "Failed"), "every phase has a series");
+        assertEquals(3.0, page.value("proxy_operator_leases_active", Map.of()).orElseThrow());
+        Map<String, String> queueLabels = Map.of("name", "proxy", "controller", "proxy");
+        assertEquals(4.0, page.value("proxy_operator_workqueue_depth", queueLabels).orElseThrow());
+        assertEquals(3.0, page.value("proxy_operator_workqueue_unfinished_work_seconds", queueLabels).orElseThrow());
+        assertEquals(2.0, page.value("proxy_operator_workqueue_longest_running_processor_seconds", queueLabels)
+                .orElseThrow());
+        assertEquals(2.0, page.value("proxy_operator_active_workers", Map.of("controller", "proxy")).orElseThrow());
+        assertEquals(3.0, page.value("proxy_operator_max_concurrent_reconciles", Map.of("controller", "proxy"))
+                .orElseThrow());
+        assertEquals(0.0, page.value("proxy_operator_leader_election_master_status",
+                Map.of("name", "egress-proxies-operator")).orElseThrow());
+
+        proxies.removeFirst();
+        leases.set(0);
+        leader.set(true);
+
+        Exposition later = scrape();
+        assertEquals(1.0, phase(later, "Ready"));
+        assertEquals(0.0, later.value("proxy_operator_leases_active", Map.of()).orElseThrow());
+        assertEquals(1.0, later.value("proxy_operator_leader_election_master_status",
+                Map.of("name", "egress-proxies-operator")).orElseThrow());
+    }
+
+    @Test
+    void shouldRefuseASecondSetOfScrapeSources() {
+        Metrics.Sources sources = new Metrics.Sources(List::of, () -> 0, () -> new QueueStats(0, 0, Duration.ZERO,
+                Duration.ZERO), () -> false, "x", 1);
+        metrics.readAtScrape(sources);
+
+        assertThrows(IllegalStateException.class, () -> metrics.readAtScrape(sources));
+    }
+
+    @Test
+    void shouldRegisterJvmAndProcessMetricsOnTheGivenRegistryOnly() {
+        Exposition page = scrape();
+
+        assertTrue(page.types().containsKey("jvm_memory_used_bytes"), page.types().keySet().toString());
+        assertTrue(page.types().containsKey("process_cpu_seconds_total"), page.types().keySet().toString());
+        assertEquals(Set.of(Set.of("area")), page.labelNames("jvm_memory_used_bytes"));
+        assertTrue(Exposition.of(PrometheusRegistry.defaultRegistry).samples().isEmpty(),
+                "nothing on the default registry");
+    }
+
+    private Exposition scrape() {
+        return Exposition.of(registry);
+    }
+
+    private static double value(Exposition page, String name, ProxyKey key) {
+        return page.value(name, Map.of("namespace", key.namespace(), "name", key.name())).orElseThrow();
+    }
+
+    private static double outcome(Exposition page, String outcome) {
+        return page.value("proxy_operator_lease_requests_total", Map.of("outcome", outcome)).orElseThrow();
+    }
+
+    private static double phase(Exposition page, String phase) {
+        return page.value("proxy_operator_proxies", Map.of("phase", phase)).orElseThrow();
+    }
+
+    private static ProbeResult failure(Duration elapsed) {
+        return new ProbeResult.Failure(FailureReason.Timeout, "no answer", elapsed);
+    }
+
+    private static Proxy proxy(String name, Phase phase) {
+        Proxy p = new Proxy();
+        p.setMetadata(new ObjectMetaBuilder().withNamespace("crawl").withName(name).build());
+        if (phase != null) {
+            p.setStatus(ProxyStatus.EMPTY.withPhase(phase));
+        }
+        return p;
+    }
+}
