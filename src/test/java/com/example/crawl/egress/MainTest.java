@@ -8,8 +8,10 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import com.example.crawl.egress.controller.MockCluster;
 import com.example.crawl.egress.log.LogFormat;
 import com.example.crawl.egress.log.LogSetup;
 import org.junit.jupiter.api.AfterEach;
@@ -65,6 +67,38 @@ class MainTest {
         assertTrue(err().startsWith("egress-proxies-operator: OpenTelemetry cannot be configured from the OTEL_* "
                 + "variables: "), err());
         assertEquals(1, err().lines().count(), err());
+    }
+
+    @Test
+    void shouldStopWhatItStartedStageByStageInTheOrderShutdownDeclares() throws Exception {
+        Map<String, String> fabric8 = Map.of("kubernetes.auth.tryKubeConfig", "false",
+                "kubernetes.auth.tryServiceAccount", "false", "kubernetes.namespace", "ops");
+        try (MockCluster cluster = MockCluster.start()) {
+            fabric8.forEach(System::setProperty);
+            System.setProperty("kubernetes.master", cluster.client().getMasterUrl().toString());
+            Shutdown shutdown = new Shutdown();
+            Thread main = Thread.ofPlatform().start(() -> Main.run(List.of("--log-level=debug", "--health-address=0",
+                    "--metrics-address=127.0.0.1:0", "--discovery-address=127.0.0.1:0", "--leader-elect=false"),
+                    Map.of("DISCOVERY_TOKEN", "t"), new PrintStream(out, true, StandardCharsets.UTF_8),
+                    new PrintStream(err, true, StandardCharsets.UTF_8), shutdown));
+            MockCluster.await(Duration.ofSeconds(30), () -> out().contains("Started health engine") || !main.isAlive());
+
+            shutdown.stop();
+            main.join(Duration.ofSeconds(60));
+
+            List<Shutdown.Stage> stages = out().lines().filter(l -> l.contains("\"msg\":\"Stopped component\""))
+                    .map(l -> Shutdown.Stage.valueOf(l.replaceAll(".*\"stage\":\"(\\w+)\".*", "$1"))).toList();
+            assertEquals(List.of(Shutdown.Stage.values()), stages.stream().distinct().toList(),
+                    "every stage, each once, in declaration order:\n" + out());
+            assertEquals("", err());
+        } finally {
+            fabric8.keySet().forEach(System::clearProperty);
+            System.clearProperty("kubernetes.master");
+        }
+    }
+
+    private String out() {
+        return out.toString(StandardCharsets.UTF_8);
     }
 
     @Test

@@ -6,10 +6,12 @@ import java.net.InetSocketAddress;
 import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.TreeSet;
 import java.util.stream.Stream;
 import org.slf4j.event.Level;
@@ -56,11 +58,20 @@ public record OperatorConfig(
     public static final String DISCOVERY_TOKEN_ENV = "DISCOVERY_TOKEN";
     /** The environment variable (set by the downward API) naming the operator's own namespace. */
     public static final String POD_NAMESPACE_ENV = "POD_NAMESPACE";
+    /** The pod's name, which Kubernetes puts in every container's environment. */
+    static final String HOSTNAME_ENV = "HOSTNAME";
+    /** The program's name, in messages and in {@code --help}. */
+    public static final String PROGRAM = "egress-proxies-operator";
 
-    /** Leader election over a {@code coordination.k8s.io} Lease. */
+    /**
+     * Leader election over a {@code coordination.k8s.io} Lease.
+     *
+     * @param identity this process's name in the Lease (and as the reporting instance of its
+     *                 Events): {@code $HOSTNAME} plus a random suffix
+     */
     public record LeaderElection(
             boolean enabled, String namespace, String id, Duration leaseDuration, Duration renewDeadline,
-            Duration retryPeriod) { }
+            Duration retryPeriod, String identity) { }
 
     /** Listen addresses; metrics and health are optional ({@code --x-address=0} turns them off). */
     public record Endpoints(
@@ -190,9 +201,22 @@ public record OperatorConfig(
                 tracing);
     }
 
-    /** The {@code --help} text. */
-    public static String usage() {
-        return FlagTable.declare().usage();
+    /** The {@code --help} text: what the program does, the environment it reads, every flag. */
+    public static String help() {
+        return "Usage: java -jar " + PROGRAM + ".jar [--flag=value ...]\n\n"
+                + "Runs the egress proxy operator: provisions Proxy objects, probes them through a real request,\n"
+                + "and lends them to crawlers over the discovery API.\n\n"
+                + "Environment:\n"
+                + "  " + DISCOVERY_TOKEN_ENV + "  bearer token discovery clients must send (required unless\n"
+                + "        --discovery-allow-unauthenticated or --local)\n"
+                + "  " + POD_NAMESPACE_ENV + "  the operator's namespace, for the leader-election Lease\n"
+                + "  " + HOSTNAME_ENV + "  the pod's name, which (made unique) names this process in the Lease and Events\n"
+                + "  OTEL_EXPORTER_OTLP_ENDPOINT  OTLP/HTTP collector to send trace spans to (e.g. http://collector:4318);\n"
+                + "        tracing is off without it (or OTEL_TRACES_EXPORTER=otlp), and OTEL_SDK_DISABLED=true or\n"
+                + "        OTEL_TRACES_EXPORTER=none keep it off. Other OTEL_* settings (OTEL_SERVICE_NAME,\n"
+                + "        OTEL_TRACES_SAMPLER, OTEL_EXPORTER_OTLP_HEADERS, ...) as docs/operations.md lists\n\n"
+                + "Flags:\n"
+                + FlagTable.declare().usage();
     }
 
     /**
@@ -216,9 +240,12 @@ public record OperatorConfig(
         if (namespace.isEmpty()) {
             namespace = env.getOrDefault(POD_NAMESPACE_ENV, "");
         }
+        // The pod's name, made unique per process: a restarted container must not resume its predecessor's claim.
+        String identity = env.getOrDefault(HOSTNAME_ENV, PROGRAM) + "-"
+                + HexFormat.of().toHexDigits((int) ThreadLocalRandom.current().nextLong());
         LeaderElection le = new LeaderElection(enabled, namespace,
                 f.string("leader-election-id"), positive(f, "leader-election-lease-duration"),
-                positive(f, "leader-election-renew-deadline"), positive(f, "leader-election-retry-period"));
+                positive(f, "leader-election-renew-deadline"), positive(f, "leader-election-retry-period"), identity);
         if (le.renewDeadline().compareTo(le.leaseDuration()) >= 0) {
             throw Flags.invalid("leader-election-renew-deadline", f.string("leader-election-renew-deadline"),
                     "must be shorter than --leader-election-lease-duration");

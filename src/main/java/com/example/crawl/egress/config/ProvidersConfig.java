@@ -47,6 +47,11 @@ public record ProvidersConfig(List<ProviderConfig> providers) {
     }
 
     /** Reads and validates the file. */
+    /** The file, when one is given; no providers otherwise. */
+    public static ProvidersConfig load(Optional<Path> file) throws ConfigException {
+        return file.isPresent() ? load(file.get()) : NONE;
+    }
+
     public static ProvidersConfig load(Path file) throws ConfigException {
         try {
             return parse(Files.readString(file));

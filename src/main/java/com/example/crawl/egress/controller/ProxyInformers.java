@@ -15,7 +15,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.stream.Stream;
@@ -43,6 +47,7 @@ public final class ProxyInformers implements AutoCloseable {
     private final SharedIndexInformer<Proxy> proxies;
     private final SharedIndexInformer<Secret> secrets;
     private final SharedIndexInformer<Secret> credentials;
+    private volatile CompletableFuture<Void> started = new CompletableFuture<>();
 
     /** @param namespace the one namespace to watch, or empty for all */
     public ProxyInformers(KubernetesClient client, String namespace) {
@@ -71,8 +76,44 @@ public final class ProxyInformers implements AutoCloseable {
         proxies.addEventHandler(new ProxyEvents(enqueue));
         secrets.addEventHandler(new SecretEvents(this::cloudInitUsers, enqueue));
         credentials.addEventHandler(new SecretEvents(ProxyInformers::credentialsOwner, enqueue));
-        return CompletableFuture.allOf(proxies.start().toCompletableFuture(), secrets.start().toCompletableFuture(),
+        started = CompletableFuture.allOf(proxies.start().toCompletableFuture(), secrets.start().toCompletableFuture(),
                 credentials.start().toCompletableFuture());
+        return started;
+    }
+
+    /**
+     * Waits for the first list of every cache; call after {@link #start}.
+     *
+     * @param api the API server's URL, for the message
+     * @throws NotSynced when a list failed or did not come within {@code timeout}; one line that
+     *                   names the API server and what to check
+     */
+    public void awaitSynced(Duration timeout, String api) throws NotSynced, InterruptedException {
+        try {
+            started.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (ExecutionException e) {
+            Throwable cause = e.getCause() != null && e.getCause().getMessage() != null ? e.getCause() : rootOf(e);
+            throw new NotSynced("cannot list Proxies, cloud-init and credentials Secrets from " + api + " ("
+                    + cause.getClass().getSimpleName() + (cause.getMessage() == null ? "" : ": " + cause.getMessage())
+                    + "); is the API server reachable, are the CRDs installed and the RBAC granted?");
+        } catch (TimeoutException e) {
+            throw new NotSynced("the Kubernetes API at " + api + " did not answer the first list within " + timeout);
+        }
+    }
+
+    private static Throwable rootOf(Throwable e) {
+        Throwable root = e;
+        while (root.getCause() != null && root.getCause() != root) {
+            root = root.getCause();
+        }
+        return root;
+    }
+
+    /** The caches could not be filled; the operator cannot start. */
+    public static final class NotSynced extends Exception {
+        NotSynced(String message) {
+            super(message);
+        }
     }
 
     /** Whether every cache has completed its first list: part of readiness. */

@@ -17,6 +17,8 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Function;
 import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The discovery and lease API on the JDK {@link HttpServer}: one context at {@code /} whose
@@ -30,6 +32,7 @@ import java.util.function.Supplier;
  */
 public final class DiscoveryServer implements AutoCloseable {
 
+    private static final Logger LOG = LoggerFactory.getLogger(DiscoveryServer.class);
     /** Pending connections the kernel queues before the server accepts them: room for a burst of clients. */
     private static final int BACKLOG = 128;
     private static final int STOP_GRACE_SECONDS = 1;
@@ -44,7 +47,8 @@ public final class DiscoveryServer implements AutoCloseable {
      * @param credentials what each proxy demands, looked up for a lease answer (the informer cache);
      *                 must not block
      * @param leases   the lease store, which this server does not start or close
-     * @param token    the bearer token clients must send; empty serves without authentication
+     * @param token    the bearer token clients must send; empty serves without authentication, and
+     *                 says so in one WARN line
      * @param instrumentation where lease outcomes and served requests go, and what traces requests
      * @throws IOException when the address cannot be resolved or bound
      */
@@ -56,6 +60,10 @@ public final class DiscoveryServer implements AutoCloseable {
                 : address;
         if (bind.isUnresolved()) {
             throw new IOException("cannot resolve host " + address.getHostString());
+        }
+        if (token.isEmpty()) {
+            LOG.atWarn().addKeyValue("reason", "DISCOVERY_TOKEN is not set and --discovery-allow-unauthenticated is given")
+                    .log("Serving the discovery API WITHOUT AUTHENTICATION: anyone who can reach it can lease proxies");
         }
         ProxyCatalog catalog = new ProxyCatalog(proxies);
         Map<Route, HttpHandler> handlers = Map.of(

@@ -1,5 +1,6 @@
 package com.example.crawl.egress.tracing;
 
+import com.example.crawl.egress.config.ConfigException;
 import io.opentelemetry.api.common.AttributeKey;
 import io.opentelemetry.sdk.OpenTelemetrySdk;
 import io.opentelemetry.sdk.autoconfigure.AutoConfiguredOpenTelemetrySdk;
@@ -38,7 +39,7 @@ final class SdkTelemetry {
     private SdkTelemetry() {
     }
 
-    static Telemetry start(Map<String, String> variables) throws Telemetry.SetupException {
+    static Telemetry start(Map<String, String> variables) throws ConfigException {
         OpenTelemetrySdk sdk;
         try {
             sdk = AutoConfiguredOpenTelemetrySdk.builder()
@@ -51,7 +52,7 @@ final class SdkTelemetry {
             // Some refusals ("Unexpected configuration error") say what was wrong only in their cause.
             String cause = e.getCause() == null || e.getCause().getMessage() == null ? ""
                     : " (" + e.getCause().getMessage() + ")";
-            throw new Telemetry.SetupException("OpenTelemetry cannot be configured from the OTEL_* variables: "
+            throw new ConfigException("OpenTelemetry cannot be configured from the OTEL_* variables: "
                     + e.getMessage() + cause, e);
         }
         LOG.atInfo().addKeyValue("variables", List.copyOf(new TreeSet<>(variables.keySet())))

@@ -1,5 +1,6 @@
 package com.example.crawl.egress.tracing;
 
+import com.example.crawl.egress.config.ConfigException;
 import com.example.crawl.egress.config.OperatorConfig;
 import io.opentelemetry.api.OpenTelemetry;
 import io.opentelemetry.api.trace.Tracer;
@@ -36,10 +37,10 @@ public final class Telemetry implements AutoCloseable {
     /**
      * The SDK when {@code config} says tracing is on, else {@link #off()}.
      *
-     * @throws SetupException when the SDK refuses a variable's value (an unknown sampler, a
-     *                        malformed endpoint); the message names it
+     * @throws ConfigException when the SDK refuses a variable's value (an unknown sampler, a
+     *                         malformed endpoint); the message names it
      */
-    public static Telemetry start(OperatorConfig.Tracing config) throws SetupException {
+    public static Telemetry start(OperatorConfig.Tracing config) throws ConfigException {
         return config.enabled() ? SdkTelemetry.start(config.variables()) : off();
     }
 
@@ -70,10 +71,4 @@ public final class Telemetry implements AutoCloseable {
         }
     }
 
-    /** The SDK could not be set up from the {@code OTEL_*} variables; the message says which and why. */
-    public static final class SetupException extends Exception {
-        SetupException(String message, Throwable cause) {
-            super(message, cause);
-        }
-    }
 }

@@ -211,7 +211,7 @@ class OperatorConfigTest {
 
     @Test
     void shouldListEveryFlagWithDefaultAndMeaningInHelp() {
-        String help = OperatorConfig.usage();
+        String help = OperatorConfig.help();
         for (String flag : List.of("local", "proxy-namespace", "providers-config", "leader-elect", "metrics-address",
                 "health-address", "discovery-address", "max-concurrent-reconciles", "provisioning-poll",
                 "deletion-poll", "drift-poll", "quota-retry", "gc-interval", "gc-min-age", "gc-allow-namespaced",

@@ -102,7 +102,7 @@ class LeaderElectionIT {
 
     private Candidate candidate(String identity, Duration leaseDuration) {
         return new Candidate(identity, new OperatorConfig.LeaderElection(true, NAMESPACE, LEASE, leaseDuration,
-                Duration.ofMillis(1500), Duration.ofMillis(200)));
+                Duration.ofMillis(1500), Duration.ofMillis(200), identity));
     }
 
     private Resource<Lease> lease() {
@@ -214,7 +214,7 @@ class LeaderElectionIT {
     @Test
     void shouldLeadAtOnceWithoutTouchingTheApiWhenElectionIsDisabled() throws Exception {
         Candidate a = new Candidate("pod-a-x1", new OperatorConfig.LeaderElection(false, NAMESPACE, LEASE,
-                Duration.ofSeconds(2), Duration.ofMillis(1500), Duration.ofMillis(200)));
+                Duration.ofSeconds(2), Duration.ofMillis(1500), Duration.ofMillis(200), "pod-a-x1"));
         int requestsBefore = server.getRequestCount();
 
         a.election.start();

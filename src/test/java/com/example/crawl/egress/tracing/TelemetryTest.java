@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.example.crawl.egress.config.ConfigException;
 import com.example.crawl.egress.config.OperatorConfig;
 import io.opentelemetry.api.OpenTelemetry;
 import io.opentelemetry.api.trace.Span;
@@ -54,7 +55,7 @@ class TelemetryTest {
     void shouldFailNamingTheSettingTheSdkRefuses() {
         OperatorConfig.Tracing on = new OperatorConfig.Tracing(true, Map.of("OTEL_EXPORTER_OTLP_ENDPOINT",
                 "http://127.0.0.1:1", "OTEL_TRACES_SAMPLER", "sometimes"));
-        Telemetry.SetupException e = assertThrows(Telemetry.SetupException.class, () -> Telemetry.start(on));
+        ConfigException e = assertThrows(ConfigException.class, () -> Telemetry.start(on));
         assertTrue(e.getMessage().startsWith("OpenTelemetry cannot be configured from the OTEL_* variables: "),
                 e.getMessage());
         assertTrue(e.getMessage().contains("sometimes"), e.getMessage());
