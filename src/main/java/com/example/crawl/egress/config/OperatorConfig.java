@@ -39,8 +39,6 @@ public record OperatorConfig(
         LeaderElection leaderElection,
         Endpoints endpoints,
         Reconcile reconcile,
-        Gc gc,
-        ProviderChecks providerChecks,
         Leases leases,
         Discovery discovery,
         Egress egress,
@@ -81,12 +79,6 @@ public record OperatorConfig(
     public record Reconcile(
             int maxConcurrentReconciles, Duration provisioningPoll, Duration deletionPoll, Duration driftPoll,
             Duration quotaRetry, Duration requeueNow) { }
-
-    /** Orphan sweeping; a zero interval turns it off. */
-    public record Gc(Duration interval, Duration minAge, boolean allowNamespaced) { }
-
-    /** Provider backend checks; a zero interval turns them off. */
-    public record ProviderChecks(Duration interval, Duration timeout) { }
 
     /** Lease store limits. */
     public record Leases(Duration defaultTtl, Duration maxTtl, Duration cooldownWindow, Duration sweepInterval) { }
@@ -182,8 +174,6 @@ public record OperatorConfig(
                 new Endpoints(optionalAddress(f, "metrics-address"), optionalAddress(f, "health-address"),
                         f.address("discovery-address")),
                 reconcile(f),
-                gc(f),
-                providerChecks(f),
                 leases(f),
                 discovery(f, env, local),
                 new Egress(f.cidrs("egress-deny-cidrs"), f.ports("egress-connect-ports")),
@@ -197,7 +187,7 @@ public record OperatorConfig(
     /** This config with another discovery token (local mode generates one when none is set). */
     public OperatorConfig withDiscoveryToken(String token) {
         return new OperatorConfig(local, localStateDir, localSquid, proxyNamespace, providersConfig, leaderElection,
-                endpoints, reconcile, gc, providerChecks, leases, discovery.withToken(token), egress, probes, logging,
+                endpoints, reconcile, leases, discovery.withToken(token), egress, probes, logging,
                 tracing);
     }
 
@@ -264,24 +254,6 @@ public record OperatorConfig(
         return new Reconcile(f.integer("max-concurrent-reconciles", 1, 256), positive(f, "provisioning-poll"),
                 positive(f, "deletion-poll"), positive(f, "drift-poll"), positive(f, "quota-retry"),
                 positive(f, "requeue-now"));
-    }
-
-    private static Gc gc(Flags f) throws ConfigException {
-        return new Gc(f.duration("gc-interval"), f.duration("gc-min-age"), f.bool("gc-allow-namespaced"));
-    }
-
-    private static ProviderChecks providerChecks(Flags f) throws ConfigException {
-        Duration interval = f.duration("provider-check-interval");
-        if (!interval.isZero() && interval.compareTo(Duration.ofSeconds(10)) < 0) {
-            throw Flags.invalid("provider-check-interval", f.string("provider-check-interval"),
-                    "must be 0 (off) or at least 10s");
-        }
-        Duration timeout = positive(f, "provider-check-timeout");
-        // A round must end before the next one starts.
-        if (!interval.isZero() && timeout.compareTo(interval) > 0) {
-            timeout = interval;
-        }
-        return new ProviderChecks(interval, timeout);
     }
 
     private static Leases leases(Flags f) throws ConfigException {

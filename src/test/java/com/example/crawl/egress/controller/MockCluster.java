@@ -27,6 +27,7 @@ import java.util.Map;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
@@ -199,12 +200,27 @@ public final class MockCluster implements AutoCloseable {
         }
     }
 
-    /** Closes the client, then the server. Idempotent. */
+    /**
+     * Closes the client, then the server. Idempotent.
+     *
+     * <p>A gap of the mock, not of the code under test: when a watch closes while the mock is sending
+     * it an event, the mock's event loop waits for its sender thread (up to a minute) while the sender
+     * waits for the event loop to write (30 s), and the server's shutdown gives up after 10 s. Every
+     * assertion has run by then, so that one timeout is reported on stderr instead of failing the test;
+     * any other shutdown failure still does.
+     */
     @Override
     public void close() {
         if (closed.compareAndSet(false, true)) {
             client.close();
-            server.destroy();
+            try {
+                server.destroy();
+            } catch (IllegalStateException e) {
+                if (!(e.getCause() instanceof TimeoutException)) {
+                    throw e;
+                }
+                SERVER_LOG.log(Level.WARNING, "mock server shutdown timed out on its watch-close stall", e);
+            }
         }
     }
 
