@@ -49,7 +49,7 @@ class MainIT {
         assertEquals("", r.err(), "stderr must be empty: no native-access, SLF4J or other warnings");
         for (String flag : List.of("--local", "--proxy-namespace=", "--providers-config=", "--leader-elect=",
                 "--metrics-address=", "--health-address=", "--discovery-address=", "--max-concurrent-reconciles=",
-                "--max-lease-ttl=", "--default-probe-url=",
+                "--gc-interval=", "--provider-check-interval=", "--max-lease-ttl=", "--default-probe-url=",
                 "--log-format=", "--log-level=", "--trace-health-probes")) {
             assertTrue(r.out().contains("  " + flag), flag + " missing from --help");
         }

@@ -46,6 +46,14 @@ final class FlagTable {
                 .define("drift-poll", "5m", "requeue interval of a Ready proxy, to notice instances changed outside")
                 .define("quota-retry", "5m", "requeue interval after a provider reports exhausted quota")
                 .define("requeue-now", "1s", "requeue interval for an immediate next step")
+                .define("gc-interval", "10m", "interval between orphan sweeps, or 0 to turn them off")
+                .define("gc-min-age", "10m", "an instance younger than this is never an orphan (may be mid-create)")
+                .defineBool("gc-allow-namespaced",
+                        "allow orphan sweeps while --proxy-namespace restricts what the operator sees")
+                .define("provider-check-interval", "1m",
+                        "interval between provider backend checks: 0 turns them off, otherwise at least 10s")
+                .define("provider-check-timeout", "0", "deadline of one round of provider checks: 0 means 15s; "
+                        + "never longer than --provider-check-interval")
                 .define("default-lease-ttl", "5m", "lease TTL when a request gives none")
                 .define("max-lease-ttl", "1h", "longest lease TTL a client may ask for; longer requests are refused")
                 .define("cooldown-window", "10m",

@@ -39,6 +39,8 @@ public record OperatorConfig(
         LeaderElection leaderElection,
         Endpoints endpoints,
         Reconcile reconcile,
+        Gc gc,
+        ProviderChecks providerChecks,
         Leases leases,
         Discovery discovery,
         Egress egress,
@@ -79,6 +81,18 @@ public record OperatorConfig(
     public record Reconcile(
             int maxConcurrentReconciles, Duration provisioningPoll, Duration deletionPoll, Duration driftPoll,
             Duration quotaRetry, Duration requeueNow) { }
+
+    /** Orphan sweeping; a zero interval turns it off. */
+    public record Gc(Duration interval, Duration minAge, boolean allowNamespaced) { }
+
+    /**
+     * Provider backend checks; a zero interval turns them off. {@code timeout} is already resolved:
+     * {@code --provider-check-timeout}, or 15 s when it is 0, and never longer than the interval.
+     */
+    public record ProviderChecks(Duration interval, Duration timeout) { }
+
+    /** The deadline of a round of provider checks when {@code --provider-check-timeout} is 0. */
+    static final Duration DEFAULT_PROVIDER_CHECK_TIMEOUT = Duration.ofSeconds(15);
 
     /** Lease store limits. */
     public record Leases(Duration defaultTtl, Duration maxTtl, Duration cooldownWindow, Duration sweepInterval) { }
@@ -174,6 +188,8 @@ public record OperatorConfig(
                 new Endpoints(optionalAddress(f, "metrics-address"), optionalAddress(f, "health-address"),
                         f.address("discovery-address")),
                 reconcile(f),
+                gc(f),
+                providerChecks(f),
                 leases(f),
                 discovery(f, env, local),
                 new Egress(f.cidrs("egress-deny-cidrs"), f.ports("egress-connect-ports")),
@@ -187,7 +203,7 @@ public record OperatorConfig(
     /** This config with another discovery token (local mode generates one when none is set). */
     public OperatorConfig withDiscoveryToken(String token) {
         return new OperatorConfig(local, localStateDir, localSquid, proxyNamespace, providersConfig, leaderElection,
-                endpoints, reconcile, leases, discovery.withToken(token), egress, probes, logging,
+                endpoints, reconcile, gc, providerChecks, leases, discovery.withToken(token), egress, probes, logging,
                 tracing);
     }
 
@@ -254,6 +270,27 @@ public record OperatorConfig(
         return new Reconcile(f.integer("max-concurrent-reconciles", 1, 256), positive(f, "provisioning-poll"),
                 positive(f, "deletion-poll"), positive(f, "drift-poll"), positive(f, "quota-retry"),
                 positive(f, "requeue-now"));
+    }
+
+    private static Gc gc(Flags f) throws ConfigException {
+        return new Gc(f.duration("gc-interval"), f.duration("gc-min-age"), f.bool("gc-allow-namespaced"));
+    }
+
+    private static ProviderChecks providerChecks(Flags f) throws ConfigException {
+        Duration interval = f.duration("provider-check-interval");
+        if (!interval.isZero() && interval.compareTo(Duration.ofSeconds(10)) < 0) {
+            throw Flags.invalid("provider-check-interval", f.string("provider-check-interval"),
+                    "must be 0 (off) or at least 10s");
+        }
+        Duration timeout = f.duration("provider-check-timeout");
+        if (timeout.isZero()) {
+            timeout = DEFAULT_PROVIDER_CHECK_TIMEOUT;
+        }
+        // A round must end before the next one starts.
+        if (!interval.isZero() && timeout.compareTo(interval) > 0) {
+            timeout = interval;
+        }
+        return new ProviderChecks(interval, timeout);
     }
 
     private static Leases leases(Flags f) throws ConfigException {

@@ -41,6 +41,8 @@ class OperatorConfigTest {
         assertEquals(new InetSocketAddress(8090), c.endpoints().discovery());
         assertEquals(3, c.reconcile().maxConcurrentReconciles());
         assertEquals(Duration.ofMinutes(5), c.reconcile().quotaRetry());
+        assertEquals(Duration.ofMinutes(10), c.gc().interval());
+        assertEquals(Duration.ofMinutes(1), c.providerChecks().interval());
         assertEquals(Duration.ofHours(1), c.leases().maxTtl());
         assertEquals(1024, c.discovery().maxConnections());
         assertEquals(Duration.ofSeconds(10), c.discovery().requestTimeout());
@@ -53,7 +55,7 @@ class OperatorConfigTest {
     void shouldReadEveryKindOfValue() throws ConfigException {
         OperatorConfig c = parse("--local", "--proxy-namespace=crawl", "--providers-config=/etc/p.yaml",
                 "--leader-elect=false", "--metrics-address=0", "--discovery-address=127.0.0.1:9000",
-                "--drift-poll=1h30m", "--requeue-now=250ms", "--log-format=text");
+                "--drift-poll=1h30m", "--requeue-now=250ms", "--gc-interval=0", "--log-format=text");
         assertTrue(c.local());
         assertEquals("crawl", c.proxyNamespace());
         assertEquals(Optional.of(Path.of("/etc/p.yaml")), c.providersConfig());
@@ -63,6 +65,7 @@ class OperatorConfigTest {
         assertEquals(9000, c.endpoints().discovery().getPort());
         assertEquals(Duration.ofMinutes(90), c.reconcile().driftPoll());
         assertEquals(Duration.ofMillis(250), c.reconcile().requeueNow());
+        assertEquals(Duration.ZERO, c.gc().interval());
         assertEquals(LogFormat.TEXT, c.logging().format());
     }
 
@@ -78,6 +81,7 @@ class OperatorConfigTest {
         "--default-probe-url=ftp://x/ | invalid value \"ftp://x/\" for flag --default-probe-url: expected an absolute http:// or https:// URL",
         "--log-format=xml | invalid value \"xml\" for flag --log-format: expected one of json, text",
         "--log-level=loud | invalid value \"loud\" for flag --log-level: expected one of error, warn, info, debug, trace",
+        "--provider-check-interval=5s | invalid value \"5s\" for flag --provider-check-interval: must be 0 (off) or at least 10s",
         "--default-lease-ttl=2h | invalid value \"2h\" for flag --default-lease-ttl: must not exceed --max-lease-ttl (1h)",
         "--leader-election-renew-deadline=20s | invalid value \"20s\" for flag --leader-election-renew-deadline: must be shorter than --leader-election-lease-duration",
         "--drift-poll=9000000000000000000h | invalid value \"9000000000000000000h\" for flag --drift-poll: number too large",
@@ -89,7 +93,6 @@ class OperatorConfigTest {
         "--discovery-idle-timeout=1h1s | invalid value \"1h1s\" for flag --discovery-idle-timeout: must be a whole number of seconds from 1s to 1h",
         "--discovery-idle-timeout=30 | invalid value \"30\" for flag --discovery-idle-timeout: expected a duration such as 500ms, 10s, 5m or 1h30m",
         "--no-such-flag=1 | unknown flag --no-such-flag (see --help)",
-        "--gc-interval=0 | unknown flag --gc-interval (see --help)",
         "--proxy-namespace | flag --proxy-namespace needs a value: write --proxy-namespace=VALUE",
         "-v | unexpected argument \"-v\": flags are written --name=value",
         "crawl | unexpected argument \"crawl\": flags are written --name=value",
@@ -201,11 +204,26 @@ class OperatorConfigTest {
     }
 
     @Test
+    void shouldCapProviderCheckTimeoutAtTheInterval() throws ConfigException {
+        OperatorConfig c = parse("--provider-check-interval=10s", "--provider-check-timeout=30s");
+        assertEquals(Duration.ofSeconds(10), c.providerChecks().timeout());
+    }
+
+    @Test
+    void shouldTakeFifteenSecondsOrTheIntervalForAZeroProviderCheckTimeout() throws ConfigException {
+        assertEquals(Duration.ofSeconds(15), parse().providerChecks().timeout());
+        assertEquals(Duration.ofSeconds(15), parse("--provider-check-interval=1h").providerChecks().timeout());
+        assertEquals(Duration.ofSeconds(12), parse("--provider-check-interval=12s").providerChecks().timeout());
+        assertEquals(Duration.ofSeconds(3), parse("--provider-check-timeout=3s").providerChecks().timeout());
+    }
+
+    @Test
     void shouldListEveryFlagWithDefaultAndMeaningInHelp() {
         String help = OperatorConfig.help();
         for (String flag : List.of("local", "proxy-namespace", "providers-config", "leader-elect", "metrics-address",
                 "health-address", "discovery-address", "max-concurrent-reconciles", "provisioning-poll",
-                "deletion-poll", "drift-poll", "quota-retry", "max-lease-ttl", "cooldown-window",
+                "deletion-poll", "drift-poll", "quota-retry", "gc-interval", "gc-min-age", "gc-allow-namespaced",
+                "provider-check-interval", "provider-check-timeout", "max-lease-ttl", "cooldown-window",
                 "default-probe-url", "max-concurrent-probes", "log-format", "log-level", "discovery-max-connections",
                 "discovery-request-timeout", "discovery-idle-timeout")) {
             assertTrue(help.contains("  --" + flag), flag);
