@@ -103,7 +103,7 @@ public final class OrphanSweeper implements AutoCloseable {
     }
 
     /** Whether sweeps are scheduled: started, on, and not closed. */
-    public synchronized boolean running() {
+    /* test */ synchronized boolean running() {
         return scheduler != null && !closed;
     }
 
