@@ -33,6 +33,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
 import java.util.function.Predicate;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
@@ -282,7 +283,7 @@ class GcCrashIT {
         }
 
         /** Polls, bounded; fails with the output at once if the operator exits. */
-        private void await(java.util.function.BooleanSupplier condition, String what) {
+        private void await(BooleanSupplier condition, String what) {
             long end = System.nanoTime() + WAIT.toNanos();
             while (!condition.getAsBoolean()) {
                 if (System.nanoTime() - end > 0) {

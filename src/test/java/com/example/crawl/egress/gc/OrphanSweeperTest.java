@@ -16,6 +16,7 @@ import com.example.crawl.egress.provider.InstanceState;
 import io.opentelemetry.api.trace.TracerProvider;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -143,7 +144,7 @@ class OrphanSweeperTest {
         closing.join(BOUND.toMillis());
 
         assertFalse(closing.isAlive());
-        assertEquals(java.util.List.of("sweep:partial"), recorder.reports(), "the sweep ended before close returned");
+        assertEquals(List.of("sweep:partial"), recorder.reports(), "the sweep ended before close returned");
         assertEquals(0, provider.calls(Op.DELETE), "and deleted nothing after close began");
     }
 
