@@ -33,6 +33,9 @@ class LayeringTest {
             "io.fabric8.kubernetes.model.annotation.", "io.fabric8.kubernetes.client.CustomResource",
             "com.fasterxml.jackson.annotation.", "tools.jackson.");
     private static final List<String> PROVIDERS = List.of("kubernetes", "gcp", "kvm", "local");
+    /** What gc may use of ours: the api, its config, the provider contract (not a provider), tracing. */
+    private static final List<String> GC_ALLOWED = List.of(BASE + ".gc.", BASE + ".api.", BASE + ".config.",
+            BASE + ".tracing.", BASE + ".provider.Instance", BASE + ".provider.Provider");
     private static final String SDK_FILE = "com/example/crawl/egress/tracing/SdkTelemetry.java";
 
     record Source(String pkg, String file, List<String> deps) { }
@@ -105,6 +108,17 @@ class LayeringTest {
                 + "import io.prometheus.metrics.core.metrics.Counter;")).size());
         assertTrue(sources().stream().anyMatch(s -> s.pkg().equals(BASE + ".metrics")
                 && s.deps().stream().anyMatch(d -> d.startsWith("io.prometheus."))), "the rule sees the real package");
+    }
+
+    @Test
+    void shouldKeepGcOnTheProviderContract() {
+        assertTrue(sources().stream().anyMatch(s -> s.pkg().equals(BASE + ".gc")), "the rule sees the real package");
+        assertEquals(0, check(source(BASE + ".gc", "import " + BASE + ".provider.ProviderRegistry; import "
+                + BASE + ".provider.ProviderException; import " + BASE + ".api.Proxy;")).size());
+        assertEquals(1, check(source(BASE + ".gc", "import " + BASE + ".provider.local.LocalProvider;")).size());
+        assertEquals(1, check(source(BASE + ".gc", "import " + BASE + ".provider.kubernetes.PodProvider;")).size());
+        assertEquals(1, check(source(BASE + ".gc", "import " + BASE + ".controller.ProxyInformers;")).size());
+        assertEquals(1, check(source(BASE + ".gc", "import " + BASE + ".health.HealthEngine;")).size());
     }
 
     @Test
@@ -199,6 +213,10 @@ class LayeringTest {
         }
         if (pkg.equals(BASE + ".controller") && dep.startsWith(BASE + ".health.")) {
             return "the controller reads health through its HealthSource seam; the engine depends on it, not back";
+        }
+        if (pkg.equals(BASE + ".gc") && dep.startsWith(BASE + ".") && GC_ALLOWED.stream().noneMatch(dep::startsWith)) {
+            return "gc reaches backends through the provider contract and reads the API itself: no concrete provider, "
+                    + "no controller or other component";
         }
         for (String provider : PROVIDERS) {
             String own = BASE + ".provider." + provider;

@@ -40,6 +40,14 @@ public final class Proxy extends CustomResource<ProxySpec, ProxyStatus> implemen
      * Managed Proxies, and the ones External Proxies name in {@code spec.endpoint.credentialsSecretRef}.
      */
     public static final String CREDENTIALS_SECRET_LABEL = GROUP + "/proxy-credentials";
+    /**
+     * Label, {@code "true"}, on every object a provider makes in a Kubernetes cluster for a Proxy
+     * (the {@code kubernetes} provider's pods and their password-file Secrets); what listing and
+     * garbage collection select on.
+     */
+    public static final String MANAGED_LABEL = GROUP + "/managed";
+    /** Label holding the UID of the Proxy an object with {@link #MANAGED_LABEL} was made for. */
+    public static final String OWNER_UID_LABEL = GROUP + "/owner-uid";
 
     @Override
     protected ProxySpec initSpec() {

@@ -1,8 +1,12 @@
 /**
- * The orphan sweeper: deletes provider instances that carry this operator's owner label, are
- * older than the minimum age and belong to no existing Proxy.
+ * The orphan sweeper: on the leader, every {@code --gc-interval}, deletes the provider instances
+ * and the Secrets the operator made for Proxies that no longer exist. Something is deleted only
+ * when it names its owning Proxy's UID, is older than {@code --gc-min-age}, and that UID is not
+ * among the Proxies just listed from the API server (those being deleted count as live); a failed
+ * Proxy list skips the sweep.
  *
- * <p>Deletes only what it can prove is an orphan; a failed Proxy list skips the sweep. Runs on
- * the leader only.
+ * <p>Reads Proxies and Secrets through its own {@code Cluster} seam, never the informer cache,
+ * and reaches backends only through the {@code provider} contract (no concrete provider, no
+ * controller). Reports through {@link com.example.crawl.egress.gc.GcRecorder}.
  */
 package com.example.crawl.egress.gc;

@@ -4,6 +4,7 @@ import com.example.crawl.egress.api.Proxy;
 import com.example.crawl.egress.controller.ReconcileRecorder;
 import com.example.crawl.egress.discovery.LeaseRecorder;
 import com.example.crawl.egress.discovery.ServedRecorder;
+import com.example.crawl.egress.gc.GcRecorder;
 import com.example.crawl.egress.health.ProbeRecorder;
 import com.example.crawl.egress.provider.RequestRecorder;
 import com.example.crawl.egress.queue.QueueRecorder;
@@ -69,6 +70,7 @@ public final class Metrics {
     private final ProviderMetrics providers;
     private final ReconcileMetrics reconciles;
     private final QueueMetrics queue;
+    private final GcMetrics gc;
     private final AtomicBoolean sourcesSet = new AtomicBoolean();
 
     /** Registers every metric fed by a recorder, and the JVM's, on {@code registry}. */
@@ -79,6 +81,7 @@ public final class Metrics {
         providers = new ProviderMetrics(registry, properties);
         reconciles = new ReconcileMetrics(registry, properties);
         queue = new QueueMetrics(registry, properties);
+        gc = new GcMetrics(registry, properties);
         JvmMetrics.builder(properties).register(registry);
     }
 
@@ -110,6 +113,11 @@ public final class Metrics {
     /** The work queue's adds, waits, work times and retries. */
     public QueueRecorder queue() {
         return queue;
+    }
+
+    /** What the orphan sweeper deleted, and its sweeps' results. */
+    public GcRecorder gc() {
+        return gc;
     }
 
     /**

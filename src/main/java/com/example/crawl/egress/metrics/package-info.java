@@ -6,7 +6,7 @@
  * <p>Never uses the default registry and reads no configuration from the environment. Components
  * depend on small recorder interfaces of their own ({@code health.ProbeRecorder},
  * {@code discovery.LeaseRecorder} and {@code ServedRecorder}, {@code provider.RequestRecorder},
- * {@code controller.ReconcileRecorder}, {@code queue.QueueRecorder}), which this package
+ * {@code controller.ReconcileRecorder}, {@code queue.QueueRecorder}, {@code gc.GcRecorder}), which this package
  * implements; only {@code Main} imports it, and only it and {@code Main} import Prometheus
  * ({@code LayeringTest} checks both).
  */

@@ -182,7 +182,7 @@ public final class MockCluster implements AutoCloseable {
      * {@code code} and a Kubernetes {@code Status} body, ahead of expectations and CRUD. Watch requests
      * are never failed. Failures registered earlier are used up first.
      */
-    void failNext(int times, String method, String path, int code) {
+    public void failNext(int times, String method, String path, int code) {
         dispatcher.failures.add(new Failure(method, path, code, times));
     }
 

@@ -10,6 +10,7 @@ import com.example.crawl.egress.api.Proxy;
 import com.example.crawl.egress.api.ProxyStatus;
 import com.example.crawl.egress.controller.ProxyKey;
 import com.example.crawl.egress.controller.ReconcileRecorder;
+import com.example.crawl.egress.gc.GcRecorder;
 import com.example.crawl.egress.health.FailureReason;
 import com.example.crawl.egress.health.ProbeResult;
 import com.example.crawl.egress.lease.Acquisition;
@@ -139,6 +140,24 @@ class MetricsTest {
         assertEquals(1.0, page.value("proxy_operator_workqueue_retries_total", labels).orElseThrow());
         assertEquals(1.0, page.value("proxy_operator_workqueue_queue_duration_seconds_count", labels).orElseThrow());
         assertEquals(0.002, page.value("proxy_operator_workqueue_work_duration_seconds_sum", labels).orElseThrow(), 1e-12);
+    }
+
+    @Test
+    void shouldCountOrphanDeletionsAndSweepsOnlyOnceTheyHappen() {
+        assertFalse(scrape().types().containsKey("proxy_operator_gc_sweeps_total"), "a replica that never swept");
+
+        metrics.gc().instanceDeleted("gcp-eu");
+        metrics.gc().instanceDeleted("gcp-eu");
+        metrics.gc().secretDeleted("credentials");
+        metrics.gc().swept(GcRecorder.PARTIAL);
+
+        Exposition page = scrape();
+        assertEquals(2.0, page.value("proxy_operator_gc_instances_deleted_total", Map.of("provider", "gcp-eu"))
+                .orElseThrow());
+        assertEquals(1.0, page.value("proxy_operator_gc_secrets_deleted_total", Map.of("kind", "credentials"))
+                .orElseThrow());
+        assertEquals(1.0, page.value("proxy_operator_gc_sweeps_total", Map.of("result", "partial")).orElseThrow());
+        assertEquals("counter", page.types().get("proxy_operator_gc_sweeps_total"));
     }
 
     @Test

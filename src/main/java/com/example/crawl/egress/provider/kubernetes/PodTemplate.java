@@ -1,6 +1,7 @@
 package com.example.crawl.egress.provider.kubernetes;
 
 import com.example.crawl.egress.api.KubernetesSpec;
+import com.example.crawl.egress.api.Proxy;
 import com.example.crawl.egress.config.ProviderConfig;
 import com.example.crawl.egress.provider.CreateRequest;
 import com.example.crawl.egress.provider.EgressPolicy;
@@ -50,9 +51,9 @@ import java.util.regex.Pattern;
 final class PodTemplate {
 
     /** Marks every pod this operator made; {@code listByTag} and the checker select on it. */
-    static final String MANAGED_LABEL = "crawl.example.com/managed";
+    static final String MANAGED_LABEL = Proxy.MANAGED_LABEL;
     /** UID of the owning Proxy: garbage collection's proof of ownership. */
-    static final String OWNER_UID_LABEL = "crawl.example.com/owner-uid";
+    static final String OWNER_UID_LABEL = Proxy.OWNER_UID_LABEL;
     /** The owning Proxy's namespace, for {@code kubectl get pods -l}. */
     static final String PROXY_NAMESPACE_LABEL = "crawl.example.com/proxy-namespace";
     /** The owning Proxy's name, when it fits in a label value (63 characters). */
