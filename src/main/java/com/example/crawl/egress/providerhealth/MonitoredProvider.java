@@ -20,7 +20,6 @@ import java.util.function.Consumer;
  * libvirt client does, which must not pin a virtual thread's carrier). A call still running is
  * never joined by a second one: {@link #startCheck} refuses, so a checker that hangs holds one
  * thread at most, however many rounds pass. Thread-safe.
- *
  */
 final class MonitoredProvider {
 
