@@ -138,7 +138,7 @@ public final class ProviderHealthMonitor implements AutoCloseable {
             }
         }
         thread = Thread.ofPlatform().name("provider-health").daemon().start(this::run);
-        LOG.atInfo().addKeyValue("interval", config.interval()).addKeyValue("timeout", config.timeout())
+        LOG.atInfo().addKeyValue("interval", seconds(config.interval())).addKeyValue("timeout", seconds(config.timeout()))
                 .addKeyValue("providers", providers.stream().map(MonitoredProvider::name).toList())
                 .log(checking() ? "Started provider health checks" : "Provider health checks are off");
     }
