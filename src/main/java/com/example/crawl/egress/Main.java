@@ -18,6 +18,7 @@ import com.example.crawl.egress.lease.LeaseStore;
 import com.example.crawl.egress.log.LogSetup;
 import com.example.crawl.egress.metrics.Metrics;
 import com.example.crawl.egress.provider.ProviderDecorator;
+import com.example.crawl.egress.providerhealth.ProviderHealthMonitor;
 import com.example.crawl.egress.queue.RateLimiter;
 import com.example.crawl.egress.queue.WorkQueue;
 import com.example.crawl.egress.tracing.Telemetry;
@@ -106,6 +107,8 @@ public final class Main {
         ConnectProber prober = shutdown.register(CLIENTS, new ConnectProber());
         HealthEngine engine = shutdown.register(PROBES, new HealthEngine(informers::proxies, informers::credentials,
                 prober, queue::add, config.probes(), metrics.probes(), telemetry.tracer()));
+        ProviderHealthMonitor providerHealth = shutdown.register(PROBES, ProviderHealthMonitor.create(client,
+                backend.providers(), config.providerChecks(), telemetry.tracer()));
         EventRecorder events = shutdown.register(EVENTS, new EventRecorder(client, config.leaderElection().identity(),
                 EventRecorder.Windows.CLIENT_GO, Clock.systemUTC()));
         ProxyReconciler reconciler = new ProxyReconciler(new ClusterProxyStore(client, informers, telemetry.tracer()),
@@ -120,6 +123,7 @@ public final class Main {
         LeaderElection election = shutdown.register(LEADERSHIP, leaderElection(client, config, () -> {
             controller.start();
             engine.start();
+            providerHealth.start();
         }, shutdown, leaderStart));
 
         // Every replica: readiness, discovery (bound now, so a taken port fails fast), leases, /metrics.
@@ -136,6 +140,7 @@ public final class Main {
                                 telemetry.openTelemetry()))));
         metrics.readAtScrape(new Metrics.Sources(informers::proxies, leases::activeCount, queue::stats,
                 election::isLeader, config.leaderElection().id(), config.reconcile().maxConcurrentReconciles()));
+        metrics.readProviderChecks(providerHealth::readings);
         if (config.endpoints().metrics().isPresent()) {
             shutdown.register(LISTENERS, StartException.listening("metrics-address", config.endpoints().metrics().get(),
                     metrics::serve));

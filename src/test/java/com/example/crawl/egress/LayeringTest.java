@@ -76,6 +76,9 @@ class LayeringTest {
         assertEquals(0, check(source(BASE + ".events", "import " + BASE + ".controller.EventSink;")).size());
         assertEquals(1, check(source(BASE + ".events", "import " + BASE + ".health.HealthEngine;")).size());
         assertEquals(1, check(source(BASE + ".events", "import " + BASE + ".provider.Provider;")).size());
+        assertEquals(1, check(source(BASE + ".providerhealth", "import " + BASE + ".provider.kvm.KvmProvider;")).size());
+        assertEquals(1, check(source(BASE + ".providerhealth", "import " + BASE + ".controller.ProxyKey;")).size());
+        assertEquals(0, check(source(BASE + ".providerhealth", "import " + BASE + ".provider.Checker;")).size());
         assertEquals(0, check(source(BASE + ".provider.gcp", "import " + BASE + ".provider.Provider; /* "
                 + BASE + ".provider.kvm.X */")).size());
     }
@@ -210,6 +213,10 @@ class LayeringTest {
         }
         if (!pkg.equals(BASE) && !pkg.equals(BASE + ".events") && dep.startsWith(BASE + ".events.")) {
             return "only Main wires the event recorder; the controller records through its EventSink seam";
+        }
+        if (pkg.equals(BASE + ".providerhealth") && (dep.startsWith(BASE + ".controller.")
+                || dep.startsWith(BASE + ".health.") || PROVIDERS.stream().anyMatch(p -> dep.startsWith(BASE + ".provider." + p + ".")))) {
+            return "provider health reaches providers only through Checker and knows neither the controller nor the probes";
         }
         if (pkg.equals(BASE + ".controller") && dep.startsWith(BASE + ".health.")) {
             return "the controller reads health through its HealthSource seam; the engine depends on it, not back";

@@ -81,7 +81,9 @@ class MainTest {
                     "--metrics-address=127.0.0.1:0", "--discovery-address=127.0.0.1:0", "--leader-elect=false"),
                     Map.of("DISCOVERY_TOKEN", "t"), new PrintStream(out, true, StandardCharsets.UTF_8),
                     new PrintStream(err, true, StandardCharsets.UTF_8), shutdown));
-            MockCluster.await(Duration.ofSeconds(30), () -> out().contains("Started health engine") || !main.isAlive());
+            // The leader's components, the provider-health monitor last: once it logs, all have started.
+            MockCluster.await(Duration.ofSeconds(30), () -> out().contains("Started provider health checks")
+                    || !main.isAlive());
 
             shutdown.stop();
             main.join(Duration.ofSeconds(60));

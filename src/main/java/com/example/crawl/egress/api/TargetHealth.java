@@ -9,7 +9,7 @@ import java.util.TreeMap;
  *
  * @param reason             CamelCase cause when not ready ({@code Timeout}, {@code Forbidden}, ...)
  * @param details            free-form facts worth showing (pool capacity, SSH user), never secrets
- * @param lastTransitionTime RFC 3339 time {@code ready} last changed
+ * @param lastTransitionTime RFC 3339 time {@code ready} or {@code reason} last changed
  */
 public record TargetHealth(
         String name, boolean ready, String reason, String message, Map<String, String> details,

@@ -51,9 +51,11 @@ final class FlagTable {
                 .defineBool("gc-allow-namespaced",
                         "allow orphan sweeps while --proxy-namespace restricts what the operator sees")
                 .define("provider-check-interval", "1m",
-                        "interval between provider backend checks: 0 turns them off, otherwise at least 10s")
-                .define("provider-check-timeout", "0", "deadline of one round of provider checks: 0 means 15s; "
-                        + "never longer than --provider-check-interval")
+                        "interval between rounds of provider backend checks, each written to the provider's "
+                        + "ProviderHealth object: 0 turns them off (and deletes those objects), otherwise at least 10s")
+                .define("provider-check-timeout", "0", "deadline of one round of provider checks, after which a "
+                        + "provider that has not answered is reported Timeout: 0 means 15s; never longer than "
+                        + "--provider-check-interval")
                 .define("default-lease-ttl", "5m", "lease TTL when a request gives none")
                 .define("max-lease-ttl", "1h", "longest lease TTL a client may ask for; longer requests are refused")
                 .define("cooldown-window", "10m",

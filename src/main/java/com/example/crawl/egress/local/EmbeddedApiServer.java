@@ -14,6 +14,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
+import java.time.Clock;
 import java.util.List;
 import java.util.Map;
 import java.util.Queue;
@@ -26,8 +27,10 @@ import java.util.logging.Logger;
  * {@code Proxy} and {@code ProviderHealth} CRDs installed. Out of the box {@code kubectl} cannot
  * use the mock (it answers {@code /api} and {@code /apis} with a list of CRDs), so the discovery
  * documents kubectl reads are served as fixed answers; with them {@code kubectl apply
- * --validate=false} and {@code kubectl get px} work. State lives in memory and ends with the
- * process.
+ * --validate=false} and {@code kubectl get px} work. The mock serves no tables either, so
+ * {@link TableDispatcher} builds them from each CRD's printer columns: {@code kubectl get px} and
+ * {@code kubectl get ph} show their columns, not only NAME and AGE. State lives in memory and ends
+ * with the process.
  *
  * <p>Thread-safe. {@link #close} is idempotent.
  */
@@ -39,10 +42,12 @@ final class EmbeddedApiServer implements AutoCloseable {
     private static final Logger SERVER_LOG = Logger.getLogger(MockWebServer.class.getName());
 
     private final KubernetesMockServer server;
+    private final TableDispatcher dispatcher;
     private final KubernetesClient client;
 
-    private EmbeddedApiServer(KubernetesMockServer server) {
+    private EmbeddedApiServer(KubernetesMockServer server, TableDispatcher dispatcher) {
         this.server = server;
+        this.dispatcher = dispatcher;
         this.client = server.createClient();
     }
 
@@ -50,10 +55,11 @@ final class EmbeddedApiServer implements AutoCloseable {
     static EmbeddedApiServer start() {
         SERVER_LOG.setLevel(Level.WARNING);
         Map<ServerRequest, Queue<ServerResponse>> expectations = new ConcurrentHashMap<>();
+        TableDispatcher dispatcher = new TableDispatcher(new KubernetesMixedDispatcher(expectations), Clock.systemUTC());
         KubernetesMockServer server = new KubernetesMockServer(new Context(Serialization.jsonMapper()),
-                new MockWebServer(), expectations, new KubernetesMixedDispatcher(expectations), false);
+                new MockWebServer(), expectations, dispatcher, false);
         server.start(InetAddress.getLoopbackAddress(), 0);
-        EmbeddedApiServer api = new EmbeddedApiServer(server);
+        EmbeddedApiServer api = new EmbeddedApiServer(server, dispatcher);
         api.serveDiscovery();
         api.installCrds();
         return api;
@@ -83,6 +89,7 @@ final class EmbeddedApiServer implements AutoCloseable {
                 }
                 var crds = client.apiextensions().v1().customResourceDefinitions();
                 CustomResourceDefinition item = crds.load(in).item();
+                dispatcher.serveTables(item);
                 crds.resource(item).create();
             } catch (IOException e) {
                 throw new UncheckedIOException(e);

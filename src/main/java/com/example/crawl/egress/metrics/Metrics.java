@@ -7,6 +7,7 @@ import com.example.crawl.egress.discovery.ServedRecorder;
 import com.example.crawl.egress.gc.GcRecorder;
 import com.example.crawl.egress.health.ProbeRecorder;
 import com.example.crawl.egress.provider.RequestRecorder;
+import com.example.crawl.egress.providerhealth.TargetReading;
 import com.example.crawl.egress.queue.QueueRecorder;
 import com.example.crawl.egress.queue.QueueStats;
 import io.prometheus.metrics.config.PrometheusProperties;
@@ -17,6 +18,7 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.Collection;
+import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -132,6 +134,16 @@ public final class Metrics {
             throw new IllegalStateException("scrape-time sources already set");
         }
         ScrapeGauges.register(registry, properties, sources);
+    }
+
+    /**
+     * Registers the provider-check gauges ({@code provider_target_up}, {@code
+     * provider_check_duration_seconds}, {@code provider_check_timestamp_seconds}), computed at
+     * every scrape from {@code latest}: the provider-health monitor's last round, empty until the
+     * leader has run one. Call once.
+     */
+    public void readProviderChecks(Supplier<List<TargetReading>> latest) {
+        ProviderCheckGauges.register(registry, properties, Objects.requireNonNull(latest, "latest"));
     }
 
     /**

@@ -89,17 +89,17 @@ public final class MockCluster implements AutoCloseable {
     }
 
     /** One request as the server received it; {@code query} is URL-decoded, empty when absent. */
-    record Request(String method, String path, String query, String body, Instant time) {
+    public record Request(String method, String path, String query, String body, Instant time) {
 
-        boolean isWatch() {
+        public boolean isWatch() {
             return ("&" + query + "&").contains("&watch=true&");
         }
 
-        boolean isWrite() {
+        public boolean isWrite() {
             return List.of("POST", "PUT", "PATCH", "DELETE").contains(method);
         }
 
-        boolean isStatusWrite() {
+        public boolean isStatusWrite() {
             return (method.equals("PUT") || method.equals("PATCH")) && path.endsWith("/status");
         }
 
@@ -148,17 +148,17 @@ public final class MockCluster implements AutoCloseable {
     }
 
     /** Every request since start (after CRD installation) or the last {@link #reset()}, oldest first. */
-    List<Request> requests() {
+    public List<Request> requests() {
         return List.copyOf(dispatcher.recorded);
     }
 
     /** POST, PUT, PATCH and DELETE requests. */
-    List<Request> writes() {
+    public List<Request> writes() {
         return matching(Request::isWrite);
     }
 
     /** GET requests that are not watches: gets and lists. */
-    List<Request> reads() {
+    public List<Request> reads() {
         return matching(r -> r.method().equals("GET") && !r.isWatch());
     }
 
@@ -168,12 +168,12 @@ public final class MockCluster implements AutoCloseable {
     }
 
     /** PUT and PATCH requests to a {@code /status} subresource. */
-    List<Request> statusWrites() {
+    public List<Request> statusWrites() {
         return matching(Request::isStatusWrite);
     }
 
     /** Forgets the recorded requests; stored objects, expectations and pending failures stay. */
-    void reset() {
+    public void reset() {
         dispatcher.recorded.clear();
     }
 

@@ -16,10 +16,12 @@ import com.example.crawl.egress.health.ProbeResult;
 import com.example.crawl.egress.lease.Acquisition;
 import com.example.crawl.egress.lease.LeaseStore;
 import com.example.crawl.egress.lease.ReportResult;
+import com.example.crawl.egress.providerhealth.TargetReading;
 import com.example.crawl.egress.queue.QueueStats;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -196,6 +198,36 @@ class MetricsTest {
         assertEquals(0.0, later.value("proxy_operator_leases_active", Map.of()).orElseThrow());
         assertEquals(1.0, later.value("proxy_operator_leader_election_master_status",
                 Map.of("name", "egress-proxies-operator")).orElseThrow());
+    }
+
+    @Test
+    void shouldExportTheLatestProviderChecksPerTargetAndNothingBeforeTheFirstRound() {
+        AtomicReference<List<TargetReading>> latest = new AtomicReference<>(List.of());
+        metrics.readProviderChecks(latest::get);
+        assertTrue(scrape().samples().stream().noneMatch(s -> s.name().startsWith("proxy_operator_provider_check")
+                || s.name().startsWith("proxy_operator_provider_target")), "a non-leader has no round, so no series");
+
+        Instant checked = Instant.parse("2026-11-29T10:00:00Z");
+        latest.set(List.of(new TargetReading("kvm-home", "hv1", true, Duration.ofMillis(250), checked),
+                new TargetReading("kvm-home", "hv2", false, Duration.ofSeconds(15), checked)));
+
+        Exposition page = scrape();
+        Map<String, String> hv1 = Map.of("provider", "kvm-home", "target", "hv1");
+        Map<String, String> hv2 = Map.of("provider", "kvm-home", "target", "hv2");
+        assertEquals(1.0, page.value("proxy_operator_provider_target_up", hv1).orElseThrow());
+        assertEquals(0.0, page.value("proxy_operator_provider_target_up", hv2).orElseThrow());
+        assertEquals(0.25, page.value("proxy_operator_provider_check_duration_seconds", hv1).orElseThrow(), 1e-9);
+        assertEquals(15.0, page.value("proxy_operator_provider_check_duration_seconds", hv2).orElseThrow(), 1e-9);
+        assertEquals(checked.getEpochSecond(), page.value("proxy_operator_provider_check_timestamp_seconds", hv2)
+                .orElseThrow(), 1e-3);
+        for (String gauge : List.of("proxy_operator_provider_target_up", "proxy_operator_provider_check_duration_seconds",
+                "proxy_operator_provider_check_timestamp_seconds")) {
+            assertEquals("gauge", page.types().get(gauge), gauge);
+            assertEquals(Set.of(Set.of("provider", "target")), page.labelNames(gauge), gauge);
+        }
+
+        latest.set(List.of(new TargetReading("kvm-home", "hv1", true, Duration.ofMillis(250), checked)));
+        assertTrue(scrape().value("proxy_operator_provider_target_up", hv2).isEmpty(), "a target no longer reported");
     }
 
     @Test
