@@ -12,6 +12,7 @@ import com.example.crawl.egress.controller.ProxyKey;
 import com.example.crawl.egress.controller.ProxyReconciler;
 import com.example.crawl.egress.discovery.DiscoveryServer;
 import com.example.crawl.egress.events.EventRecorder;
+import com.example.crawl.egress.gc.OrphanSweeper;
 import com.example.crawl.egress.health.ConnectProber;
 import com.example.crawl.egress.health.HealthEngine;
 import com.example.crawl.egress.lease.LeaseStore;
@@ -117,6 +118,8 @@ public final class Main {
                 config.reconcile().maxConcurrentReconciles(), Thread.ofPlatform().name("reconcile-", 0).factory(),
                 DRAIN_TIMEOUT, new ProxyController.Instrumentation(metrics.reconciles(), System::nanoTime,
                         telemetry.tracer())));
+        OrphanSweeper gc = shutdown.register(WORKERS, new OrphanSweeper(client, backend.providers(), config.gc(),
+                config.proxyNamespace(), metrics.gc(), telemetry.tracer())); // stops before the queue drains
         // A thread per callback: a lost lease must be handled even while a start is still running.
         ExecutorService leaderStart = shutdown.register(LEADERSHIP, Executors.newThreadPerTaskExecutor(
                 Thread.ofPlatform().name("leader-", 0).factory()));
@@ -124,6 +127,7 @@ public final class Main {
             controller.start();
             engine.start();
             providerHealth.start();
+            gc.start();
         }, shutdown, leaderStart));
 
         // Every replica: readiness, discovery (bound now, so a taken port fails fast), leases, /metrics.

@@ -14,6 +14,7 @@ import com.example.crawl.egress.api.Proxy;
 import com.example.crawl.egress.api.ProxySpec;
 import com.example.crawl.egress.config.OperatorConfig;
 import com.example.crawl.egress.discovery.DiscoveryServer;
+import com.example.crawl.egress.gc.OrphanSweeper;
 import com.example.crawl.egress.health.ConnectProber;
 import com.example.crawl.egress.health.HealthEngine;
 import com.example.crawl.egress.health.LoopbackProxies;
@@ -21,13 +22,22 @@ import com.example.crawl.egress.lease.LeaseStore;
 import com.example.crawl.egress.metrics.Exposition;
 import com.example.crawl.egress.metrics.Metrics;
 import com.example.crawl.egress.metrics.MetricsTable;
+import com.example.crawl.egress.provider.Checker;
 import com.example.crawl.egress.provider.FakeProvider;
+import com.example.crawl.egress.provider.ForwardingProvider;
+import com.example.crawl.egress.provider.Instance;
+import com.example.crawl.egress.provider.InstanceState;
+import com.example.crawl.egress.provider.Provider;
+import com.example.crawl.egress.provider.TargetStatus;
+import com.example.crawl.egress.providerhealth.ProviderHealthMonitor;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
+import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
+import io.fabric8.kubernetes.api.model.SecretBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.prometheus.metrics.exporter.httpserver.HTTPServer;
-import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.opentelemetry.api.OpenTelemetry;
 import io.opentelemetry.api.trace.TracerProvider;
+import io.prometheus.metrics.exporter.httpserver.HTTPServer;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
@@ -41,6 +51,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -83,11 +94,12 @@ class MetricsEndToEndIT {
     private HealthEngine engine;
     private DiscoveryServer discovery;
     private HTTPServer exporter;
+    private Metrics metrics;
 
     @BeforeEach
     void start() throws Exception {
         ItRequirements.require("promtool", onPath("promtool"), "apt-get install prometheus");
-        Metrics metrics = new Metrics(new PrometheusRegistry());
+        metrics = new Metrics(new PrometheusRegistry());
         cluster = up(MockCluster.start());
         client = cluster.client();
         watch = new ProxyWatch(client, NS, WAIT);
@@ -105,10 +117,15 @@ class MetricsEndToEndIT {
                 new DiscoveryServer.Instrumentation(metrics.leases(), metrics.discoveryRequests(), OpenTelemetry.noop())));
         metrics.readAtScrape(new Metrics.Sources(loop.informers::proxies, leases::activeCount, loop.queue::stats,
                 () -> true, "egress-proxies-operator", FAST.maxConcurrentReconciles()));
+        ProviderHealthMonitor providerHealth = up(ProviderHealthMonitor.create(client,
+                Rig.registry("fake", new CheckedProvider(provider)), new OperatorConfig.ProviderChecks(
+                        Duration.ofMinutes(1), Duration.ofSeconds(5)), TracerProvider.noop().get("test")));
+        metrics.readProviderChecks(providerHealth::readings);
         exporter = up(metrics.serve(new InetSocketAddress("127.0.0.1", 0)));
         loop.start();
         engine.start();
         discovery.start();
+        providerHealth.start();
     }
 
     @AfterEach
@@ -125,9 +142,13 @@ class MetricsEndToEndIT {
         watch.await("up", p -> phase(p) == Phase.Ready);
         watch.await("down", p -> phase(p) == Phase.Unhealthy);
         useTheLeaseApi();
+        sweepAnOrphanedInstanceAndSecret();
 
         String text = awaitPage(page -> page.value("proxy_operator_lease_requests_total",
-                Map.of("outcome", "released")).orElse(0.0) >= 1);
+                Map.of("outcome", "released")).orElse(0.0) >= 1
+                && page.value("proxy_operator_gc_sweeps_total", Map.of("result", "completed")).orElse(0.0) >= 1
+                && page.value("proxy_operator_provider_target_up", Map.of("provider", "fake", "target", "backend"))
+                        .orElse(0.0) == 1);
 
         PromtoolResult checked = promtool(text);
         assertEquals(0, checked.exit(), "promtool check metrics:\n" + checked.output());
@@ -157,6 +178,10 @@ class MetricsEndToEndIT {
         assertEquals(1.0, page.value("proxy_operator_lease_requests_total", Map.of("outcome", "report_banned"))
                 .orElseThrow());
         assertEquals(1.0, page.value("proxy_operator_lease_requests_total", Map.of("outcome", "no_match"))
+                .orElseThrow());
+        assertEquals(1.0, page.value("proxy_operator_gc_instances_deleted_total", Map.of("provider", "fake"))
+                .orElseThrow());
+        assertEquals(1.0, page.value("proxy_operator_gc_secrets_deleted_total", Map.of("kind", "credentials"))
                 .orElseThrow());
     }
 
@@ -208,6 +233,31 @@ class MetricsEndToEndIT {
         assertEquals(204, discovery("DELETE", "/v1/leases/" + id, null).statusCode());
         assertEquals(409, discovery("POST", "/v1/leases", "{\"selector\":{\"pool\":\"none\"}}").statusCode());
         assertEquals(404, discovery("GET", "/nowhere", null).statusCode());
+    }
+
+    /** An orphaned instance and credentials Secret of a Proxy that is gone, and a sweeper as the leader runs it. */
+    private void sweepAnOrphanedInstanceAndSecret() {
+        provider.seed(new Instance(FakeProvider.providerID("orphan"), "orphan", "uid-gone", InstanceState.Running,
+                "10.0.0.9", Instant.now().minus(Duration.ofHours(1))));
+        client.resource(new SecretBuilder().withNewMetadata().withNamespace(NS).withName("gone-proxy-auth")
+                .withLabels(Map.of(Proxy.CREDENTIALS_SECRET_LABEL, "true"))
+                .addToOwnerReferences(new OwnerReferenceBuilder().withApiVersion(Proxy.GROUP + "/" + Proxy.VERSION)
+                        .withKind("Proxy").withName("gone").withUid("uid-gone").withController(true).build())
+                .endMetadata().build()).create();
+        up(new OrphanSweeper(client, Rig.registry("fake", provider), new OperatorConfig.Gc(Duration.ofMillis(100),
+                Duration.ZERO, false), "", metrics.gc(), TracerProvider.noop().get("test"))).start();
+    }
+
+    /** The fake provider with a check that always finds its one target ready. */
+    private static final class CheckedProvider extends ForwardingProvider implements Checker {
+        CheckedProvider(Provider delegate) {
+            super(delegate);
+        }
+
+        @Override
+        public List<TargetStatus> check(Instant deadline) {
+            return List.of(TargetStatus.ready("backend", Map.of()));
+        }
     }
 
     private HttpResponse<String> discovery(String method, String path, String body) throws Exception {
