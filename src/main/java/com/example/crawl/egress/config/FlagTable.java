@@ -47,7 +47,8 @@ final class FlagTable {
                 .define("quota-retry", "5m", "requeue interval after a provider reports exhausted quota")
                 .define("requeue-now", "1s", "requeue interval for an immediate next step")
                 .define("gc-interval", "10m", "interval between orphan sweeps, or 0 to turn them off")
-                .define("gc-min-age", "10m", "an instance younger than this is never an orphan (may be mid-create)")
+                .define("gc-min-age", "10m",
+                        "an instance or Secret younger than this is never an orphan (it may be mid-create)")
                 .defineBool("gc-allow-namespaced",
                         "allow orphan sweeps while --proxy-namespace restricts what the operator sees")
                 .define("provider-check-interval", "1m",
