@@ -15,6 +15,7 @@ import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.time.Clock;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Queue;
@@ -24,13 +25,14 @@ import java.util.logging.Logger;
 
 /**
  * An in-process Kubernetes API on loopback: fabric8's mock server in CRUD mode with the
- * {@code Proxy} and {@code ProviderHealth} CRDs installed. Out of the box {@code kubectl} cannot
- * use the mock (it answers {@code /api} and {@code /apis} with a list of CRDs), so the discovery
- * documents kubectl reads are served as fixed answers; with them {@code kubectl apply
- * --validate=false} and {@code kubectl get px} work. The mock serves no tables either, so
- * {@link TableDispatcher} builds them from each CRD's printer columns: {@code kubectl get px} and
- * {@code kubectl get ph} show their columns, not only NAME and AGE. State lives in memory and ends
- * with the process.
+ * {@code Proxy} and {@code ProviderHealth} CRDs installed, which the operator's client uses, and
+ * a {@link KubectlFront} on another port over the same state, which the kubeconfig names. Out of
+ * the box {@code kubectl} cannot use the mock (it answers {@code /api} and {@code /apis} with a
+ * list of CRDs), so the discovery documents kubectl reads are served as fixed answers.
+ * {@link ApiDispatcher} adds what else kubectl relies on: tables from the CRDs' printer columns,
+ * OpenAPI v3 and schema checks from their schemas (so {@code kubectl apply} validates, without
+ * {@code --validate=false}), core Events for {@code kubectl describe}, and watches from a
+ * resource version for {@code kubectl get -w}. State lives in memory and ends with the process.
  *
  * <p>Thread-safe. {@link #close} is idempotent.
  */
@@ -38,16 +40,20 @@ final class EmbeddedApiServer implements AutoCloseable {
 
     private static final List<String> CRDS =
             List.of("crd/proxies.crawl.example.com.yaml", "crd/providerhealths.crawl.example.com.yaml");
+    /** Secret and Namespace, in CRD form: served to kubectl with schemas, never installed. */
+    private static final String CORE_KINDS = "local/core-v1-schemas.yaml";
     /** Held so the level sticks: the mock logs every request at INFO. */
     private static final Logger SERVER_LOG = Logger.getLogger(MockWebServer.class.getName());
 
     private final KubernetesMockServer server;
-    private final TableDispatcher dispatcher;
+    private final ApiDispatcher dispatcher;
+    private final KubectlFront front;
     private final KubernetesClient client;
 
-    private EmbeddedApiServer(KubernetesMockServer server, TableDispatcher dispatcher) {
+    private EmbeddedApiServer(KubernetesMockServer server, ApiDispatcher dispatcher, KubectlFront front) {
         this.server = server;
         this.dispatcher = dispatcher;
+        this.front = front;
         this.client = server.createClient();
     }
 
@@ -55,11 +61,11 @@ final class EmbeddedApiServer implements AutoCloseable {
     static EmbeddedApiServer start() {
         SERVER_LOG.setLevel(Level.WARNING);
         Map<ServerRequest, Queue<ServerResponse>> expectations = new ConcurrentHashMap<>();
-        TableDispatcher dispatcher = new TableDispatcher(new KubernetesMixedDispatcher(expectations), Clock.systemUTC());
+        ApiDispatcher dispatcher = new ApiDispatcher(new KubernetesMixedDispatcher(expectations), Clock.systemUTC());
         KubernetesMockServer server = new KubernetesMockServer(new Context(Serialization.jsonMapper()),
                 new MockWebServer(), expectations, dispatcher, false);
         server.start(InetAddress.getLoopbackAddress(), 0);
-        EmbeddedApiServer api = new EmbeddedApiServer(server, dispatcher);
+        EmbeddedApiServer api = new EmbeddedApiServer(server, dispatcher, KubectlFront.start(dispatcher));
         api.serveDiscovery();
         api.installCrds();
         return api;
@@ -70,30 +76,38 @@ final class EmbeddedApiServer implements AutoCloseable {
         return client;
     }
 
-    /** The server's base URL, e.g. {@code http://127.0.0.1:40123}. */
+    /** The base URL for kubectl, e.g. {@code http://127.0.0.1:40123}. */
     String url() {
-        return "http://" + server.getHostName() + ":" + server.getPort();
+        return front.url();
     }
 
     @Override
     public void close() {
+        front.close();
         client.close();
         server.destroy();
     }
 
     private void installCrds() {
+        var crds = client.apiextensions().v1().customResourceDefinitions();
+        List<ServedKind> served = new ArrayList<>();
         for (String crd : CRDS) {
-            try (InputStream in = EmbeddedApiServer.class.getClassLoader().getResourceAsStream(crd)) {
-                if (in == null) {
-                    throw new IllegalStateException("the jar lacks " + crd);
-                }
-                var crds = client.apiextensions().v1().customResourceDefinitions();
-                CustomResourceDefinition item = crds.load(in).item();
-                dispatcher.serveTables(item);
-                crds.resource(item).create();
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
+            CustomResourceDefinition item = read(crd).get(0);
+            served.addAll(ServedKind.of(item, true));
+            crds.resource(item).create();
+        }
+        read(CORE_KINDS).forEach(kind -> served.addAll(ServedKind.of(kind, false)));
+        dispatcher.serve(served);
+    }
+
+    private List<CustomResourceDefinition> read(String resource) {
+        try (InputStream in = EmbeddedApiServer.class.getClassLoader().getResourceAsStream(resource)) {
+            if (in == null) {
+                throw new IllegalStateException("the jar lacks " + resource);
             }
+            return client.load(in).items().stream().map(CustomResourceDefinition.class::cast).toList();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
         }
     }
 
@@ -104,15 +118,22 @@ final class EmbeddedApiServer implements AutoCloseable {
     private void serveDiscovery() {
         String core = """
                 {"kind":"APIVersions","versions":["v1"],"serverAddressByClientCIDRs":\
-                [{"clientCIDR":"0.0.0.0/0","serverAddress":"%s"}]}""".formatted(server.getHostName() + ":" + server.getPort());
+                [{"clientCIDR":"0.0.0.0/0","serverAddress":"%s"}]}""".formatted(front.url().substring("http://".length()));
         String groups = """
                 {"kind":"APIGroupList","apiVersion":"v1","groups":[\
                 {"name":"crawl.example.com","versions":[{"groupVersion":"crawl.example.com/v1alpha1","version":"v1alpha1"}],\
-                "preferredVersion":{"groupVersion":"crawl.example.com/v1alpha1","version":"v1alpha1"}}]}""";
+                "preferredVersion":{"groupVersion":"crawl.example.com/v1alpha1","version":"v1alpha1"}},\
+                {"name":"events.k8s.io","versions":[{"groupVersion":"events.k8s.io/v1","version":"v1"}],\
+                "preferredVersion":{"groupVersion":"events.k8s.io/v1","version":"v1"}}]}""";
         String coreResources = """
                 {"kind":"APIResourceList","apiVersion":"v1","groupVersion":"v1","resources":[\
-                {"name":"namespaces","singularName":"namespace","namespaced":false,"kind":"Namespace","verbs":["get","list","create","delete"],"shortNames":["ns"]},\
-                {"name":"secrets","singularName":"secret","namespaced":true,"kind":"Secret","verbs":["get","list","create","update","delete","watch"]}]}""";
+                {"name":"namespaces","singularName":"namespace","namespaced":false,"kind":"Namespace","verbs":["create","delete","get","list","patch","update","watch"],"shortNames":["ns"]},\
+                {"name":"secrets","singularName":"secret","namespaced":true,"kind":"Secret","verbs":["create","delete","get","list","patch","update","watch"]},\
+                {"name":"events","singularName":"event","namespaced":true,"kind":"Event","verbs":["get","list"],"shortNames":["ev"]}]}""";
+        String eventsResources = """
+                {"kind":"APIResourceList","apiVersion":"v1","groupVersion":"events.k8s.io/v1","resources":[\
+                {"name":"events","singularName":"event","namespaced":true,"kind":"Event",\
+                "verbs":["create","delete","get","list","patch","update","watch"],"shortNames":["ev"]}]}""";
         String crawlResources = """
                 {"kind":"APIResourceList","apiVersion":"v1","groupVersion":"crawl.example.com/v1alpha1","resources":[\
                 {"name":"proxies","singularName":"proxy","namespaced":true,"kind":"Proxy",\
@@ -122,7 +143,7 @@ final class EmbeddedApiServer implements AutoCloseable {
                 "verbs":["get","list","watch","create","update","patch","delete"],"shortNames":["ph"]},\
                 {"name":"providerhealths/status","singularName":"","namespaced":false,"kind":"ProviderHealth","verbs":["get","update","patch"]}]}""";
         Map<String, String> answers = Map.of("/api", core, "/apis", groups, "/api/v1", coreResources,
-                "/apis/crawl.example.com/v1alpha1", crawlResources);
+                "/apis/crawl.example.com/v1alpha1", crawlResources, "/apis/events.k8s.io/v1", eventsResources);
         answers.forEach((path, body) -> {
             server.expect().get().withPath(path).andReturn(200, body).always();
             server.expect().get().withPath(path + "?timeout=32s").andReturn(200, body).always();

@@ -123,12 +123,12 @@ class PrinterColumnsTest {
 
     @Test
     void shouldAnswerWithATableOnlyWhenTheAcceptHeaderAsksForOne() {
-        assertEquals(Optional.of("v1"), TableDispatcher.tableVersion(KUBECTL_ACCEPT));
-        assertEquals(Optional.of("v1beta1"), TableDispatcher.tableVersion("application/json;as=Table;v=v1beta1;g=meta.k8s.io"));
-        assertEquals(Optional.empty(), TableDispatcher.tableVersion("application/json"));
-        assertEquals(Optional.empty(), TableDispatcher.tableVersion(null));
-        assertEquals(Optional.empty(), TableDispatcher.tableVersion("application/json;as=Table;v=v1;g=example.com"));
-        assertEquals(Optional.empty(), TableDispatcher.tableVersion("application/json;as=Table;v=v2;g=meta.k8s.io"));
+        assertEquals(Optional.of("v1"), ApiDispatcher.tableVersion(KUBECTL_ACCEPT));
+        assertEquals(Optional.of("v1beta1"), ApiDispatcher.tableVersion("application/json;as=Table;v=v1beta1;g=meta.k8s.io"));
+        assertEquals(Optional.empty(), ApiDispatcher.tableVersion("application/json"));
+        assertEquals(Optional.empty(), ApiDispatcher.tableVersion(null));
+        assertEquals(Optional.empty(), ApiDispatcher.tableVersion("application/json;as=Table;v=v1;g=example.com"));
+        assertEquals(Optional.empty(), ApiDispatcher.tableVersion("application/json;as=Table;v=v2;g=meta.k8s.io"));
     }
 
     private static String cell(String type, String json) throws IOException {
