@@ -31,6 +31,7 @@ import java.util.regex.Pattern;
 import tools.jackson.core.JacksonException;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
+import tools.jackson.databind.node.ObjectNode;
 
 /**
  * The mock server's dispatcher plus what kubectl expects of an API server and the mock lacks:
@@ -150,12 +151,20 @@ final class ApiDispatcher extends Dispatcher implements Resetable, CustomResourc
         }
         JsonNode body;
         try {
-            body = JSON.readTree(request.getUtf8Body());
+            body = JSON.readTree(new String(request.getBody().getBytes(), StandardCharsets.UTF_8)); // getUtf8Body() drains it
         } catch (JacksonException e) {
             return delegate.dispatch(request); // YAML apply patches: left to the mock
         }
         if (body == null || !body.isObject()) {
             return delegate.dispatch(request);
+        }
+        if (contentType.equals("application/strategic-merge-patch+json")) {
+            // The mock applies no strategic merge patch. kubectl sends one only for a core kind,
+            // whose fields that matter here (data, labels) merge the same way as in a merge patch.
+            dropDirectives(body);
+            request = new RecordedRequest(request.getHttpVersion(), HttpMethod.PATCH, request.getPath(),
+                    request.getHeaders().newBuilder().set("Content-Type", "application/merge-patch+json").build(),
+                    new Buffer(JSON.writeValueAsBytes(body)));
         }
         StructuralSchema.Problems problems = kind.schema().check(body, "PATCH".equals(request.getMethod()));
         String directive = query.getOrDefault("fieldValidation", "Warn");
@@ -179,6 +188,14 @@ final class ApiDispatcher extends Dispatcher implements Resetable, CustomResourc
             problems.unknown().forEach(f -> answer.addHeader("Warning", "299 - \"unknown field \\\"" + f + "\\\"\""));
         }
         return answer;
+    }
+
+    /** Removes a strategic merge patch's {@code $patch}, {@code $retainKeys}, {@code $setElementOrder/...} keys. */
+    private static void dropDirectives(JsonNode node) {
+        if (node.isObject()) {
+            ((ObjectNode) node).properties().removeIf(e -> e.getKey().startsWith("$"));
+        }
+        node.forEach(ApiDispatcher::dropDirectives);
     }
 
     private MockResponse coreEvents(Matcher corePath, Map<String, String> query) {

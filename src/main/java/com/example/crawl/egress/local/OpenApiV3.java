@@ -22,8 +22,10 @@ import tools.jackson.databind.node.ObjectNode;
  * {@code x-kubernetes-group-version-kind}) and their paths. Each {@code PATCH} names the query
  * parameter {@code fieldValidation}: that is how kubectl learns the server validates fields
  * itself, so it sends {@code fieldValidation=Strict} instead of validating client-side, and
- * {@link StructuralSchema} does the refusing. Like a real server's, the {@code PATCH} of a custom
- * resource accepts no strategic merge patch, so {@code kubectl apply} sends a JSON merge patch.
+ * {@link StructuralSchema} does the refusing. No {@code PATCH} lists strategic merge patch (the
+ * mock cannot apply one): {@code kubectl apply} then sends a JSON merge patch for a custom
+ * resource, and for a core kind the strategic merge patch it builds from its own types, which
+ * {@link ApiDispatcher} hands the mock as a merge patch.
  *
  * <p>Built once from the schemas; immutable.
  */
@@ -85,7 +87,7 @@ final class OpenApiV3 {
 
     private static ObjectNode operation(ServedKind k, String verb, String schema, boolean writes) {
         ObjectNode op = NODES.objectNode().put("operationId", verb + k.kind());
-        op.set("x-kubernetes-group-version-kind", gvk(k, k.kind()));
+        op.set("x-kubernetes-group-version-kind", gvk(k, k.kind()).get(0)); // one object on operations, a list on schemas
         ArrayNode parameters = op.putArray("parameters");
         if (writes) {
             parameters.add(fieldValidation());
@@ -101,10 +103,8 @@ final class OpenApiV3 {
         ObjectNode op = operation(k, "patch", schema, false);
         op.withArray("parameters").add(fieldValidation());
         ObjectNode content = op.putObject("requestBody").putObject("content");
-        List<String> types = k.group().isEmpty()
-                ? List.of("application/json-patch+json", "application/merge-patch+json",
-                        "application/strategic-merge-patch+json", "application/apply-patch+yaml")
-                : List.of("application/json-patch+json", "application/merge-patch+json", "application/apply-patch+yaml");
+        List<String> types = List.of("application/json-patch+json", "application/merge-patch+json",
+                "application/apply-patch+yaml");
         types.forEach(t -> content.putObject(t).putObject("schema").put("type", "object"));
         return op;
     }
