@@ -1,6 +1,7 @@
 package com.example.crawl.egress.api;
 
 import com.fasterxml.jackson.annotation.JsonIgnore;
+import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import java.time.Instant;
 
 /**
@@ -9,6 +10,7 @@ import java.time.Instant;
  * @param status             {@code "True"}, {@code "False"} or {@code "Unknown"}
  * @param lastTransitionTime RFC 3339, second precision; moves only when {@code status} changes
  */
+@JsonIgnoreProperties(ignoreUnknown = true) // a newer CRD, or an unpruned store, must not break the informer
 public record Condition(
         String type, String status, Long observedGeneration, String lastTransitionTime,
         String reason, String message) {

@@ -1,5 +1,6 @@
 package com.example.crawl.egress.api;
 
+import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import java.util.List;
 
 /**
@@ -13,6 +14,7 @@ import java.util.List;
  * @param failureThreshold    consecutive failures that turn the verdict unhealthy
  * @param insecureSkipVerify  skip TLS verification of an https target
  */
+@JsonIgnoreProperties(ignoreUnknown = true) // a newer CRD, or an unpruned store, must not break the informer
 public record HealthCheck(
         String url, List<Integer> expectedStatus, Integer periodSeconds, Integer timeoutSeconds,
         Integer successThreshold, Integer failureThreshold, Boolean insecureSkipVerify) {

@@ -1,5 +1,7 @@
 package com.example.crawl.egress.api;
 
+import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
+
 /**
  * Shape of a {@code Managed} Proxy's VM on a {@code kvm} provider host.
  *
@@ -8,6 +10,7 @@ package com.example.crawl.egress.api;
  * @param firmware  {@code uefi} (default) or {@code bios} for images that cannot boot UEFI
  * @param network   libvirt network the VM's interface joins
  */
+@JsonIgnoreProperties(ignoreUnknown = true) // a newer CRD, or an unpruned store, must not break the informer
 public record KvmSpec(
         String host, Image image, Integer vcpus, Integer memoryMiB, Integer diskGiB,
         Firmware firmware, String network) {
@@ -26,6 +29,7 @@ public record KvmSpec(
     }
 
     /** Base image location and its expected digest (lowercase hex). */
+    @JsonIgnoreProperties(ignoreUnknown = true)
     public record Image(String url, String sha256) { }
 
     /** Boot firmware; lowercase because the names are the API's values. */

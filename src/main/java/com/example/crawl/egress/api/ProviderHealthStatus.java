@@ -1,5 +1,6 @@
 package com.example.crawl.egress.api;
 
+import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import java.util.List;
 
 /**
@@ -11,6 +12,7 @@ import java.util.List;
  * @param lastCheckTime RFC 3339 time of the check round that wrote this status
  * @param targets       one verdict per backend target the provider talks to
  */
+@JsonIgnoreProperties(ignoreUnknown = true) // a newer CRD, or an unpruned store, must not break the informer
 public record ProviderHealthStatus(
         String type, Boolean ready, String targetsReady, String lastCheckTime, List<TargetHealth> targets) {
 

@@ -1,5 +1,6 @@
 package com.example.crawl.egress.api;
 
+import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import java.util.Collections;
 import java.util.Map;
 import java.util.TreeMap;
@@ -20,6 +21,7 @@ import java.util.TreeMap;
  * @param cloudInit   boot configuration for VM providers; {@code Managed} only
  * @param endpoint    the existing proxy; {@code External} only
  */
+@JsonIgnoreProperties(ignoreUnknown = true) // a newer CRD, or an unpruned store, must not break the informer
 public record ProxySpec(
         Mode mode,
         String provider,

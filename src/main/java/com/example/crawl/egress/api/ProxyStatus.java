@@ -1,5 +1,6 @@
 package com.example.crawl.egress.api;
 
+import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import java.util.List;
 
 /**
@@ -12,6 +13,7 @@ import java.util.List;
  * @param latencyMillis       latency of the status-affecting probe
  * @param lastHealthCheckTime RFC 3339 time of the last status-affecting probe
  */
+@JsonIgnoreProperties(ignoreUnknown = true) // a newer CRD, or an unpruned store, must not break the informer
 public record ProxyStatus(
         Phase phase, String providerID, String ip, Long observedGeneration, Long latencyMillis,
         String lastHealthCheckTime, List<Condition> conditions) {

@@ -1,5 +1,6 @@
 package com.example.crawl.egress.api;
 
+import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import java.util.Collections;
 import java.util.Map;
 import java.util.TreeMap;
@@ -11,6 +12,7 @@ import java.util.TreeMap;
  * @param details            free-form facts worth showing (pool capacity, SSH user), never secrets
  * @param lastTransitionTime RFC 3339 time {@code ready} or {@code reason} last changed
  */
+@JsonIgnoreProperties(ignoreUnknown = true) // a newer CRD, or an unpruned store, must not break the informer
 public record TargetHealth(
         String name, boolean ready, String reason, String message, Map<String, String> details,
         String lastTransitionTime) {
