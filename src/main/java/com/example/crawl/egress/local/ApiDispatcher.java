@@ -28,6 +28,8 @@ import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import tools.jackson.core.JacksonException;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
@@ -57,6 +59,7 @@ import tools.jackson.databind.node.ObjectNode;
  */
 final class ApiDispatcher extends Dispatcher implements Resetable, CustomResourceAware {
 
+    private static final Logger LOG = LoggerFactory.getLogger(ApiDispatcher.class);
     private static final JsonMapper JSON = JsonMapper.builder().build();
     private static final Pattern RESOURCE = Pattern.compile(
             "/(?:api/(v1)|apis/([^/]+)/([^/]+))(?:/namespaces/([^/]+))?/([^/]+)(?:/([^/]+))?(?:/status)?");
@@ -130,8 +133,8 @@ final class ApiDispatcher extends Dispatcher implements Resetable, CustomResourc
 
     private MockResponse watch(RecordedRequest request, ServedKind kind, Map<String, String> query) {
         MockResponse answer = delegate.dispatch(request);
-        if (answer.getWebSocketListener() == null) {
-            return answer;
+        if (answer.getWebSocketListener() == null || request.getHeader("Upgrade") != null) {
+            return answer; // a WebSocket watch: the operator's fabric8 client's, left as the mock serves it
         }
         Optional<String> tableVersion = tableVersion(request.getHeader("Accept"));
         Optional<PrinterColumns.Include> include = include(query);
@@ -175,11 +178,15 @@ final class ApiDispatcher extends Dispatcher implements Resetable, CustomResourc
         }
         String objectName = body.path("metadata").path("name").asString(name == null ? "" : name);
         if (!problems.invalid().isEmpty()) {
+            LOG.atInfo().addKeyValue("path", request.getPath()).addKeyValue("problems", problems.invalid())
+                    .log("Refused a write its CRD's schema does not allow");
             return invalid(kind, objectName, problems.invalid());
         }
         if (problems.unknown().isEmpty()) {
             return delegate.dispatch(request);
         }
+        LOG.atInfo().addKeyValue("path", request.getPath()).addKeyValue("fields", problems.unknown())
+                .log("Pruned fields its CRD's schema does not declare");
         kind.schema().prune(body);
         MockResponse answer = delegate.dispatch(new RecordedRequest(request.getHttpVersion(),
                 HttpMethod.valueOf(request.getMethod()), request.getPath(), request.getHeaders(),
