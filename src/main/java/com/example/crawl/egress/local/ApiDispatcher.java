@@ -38,6 +38,8 @@ import tools.jackson.databind.node.ObjectNode;
 /**
  * The mock server's dispatcher plus what kubectl expects of an API server and the mock lacks:
  * <ul>
+ * <li>the discovery documents ({@code /api}, {@code /apis}, ...), given as fixed answers: the
+ * mock answers those paths with a list of CRDs;
  * <li>server-side tables: a {@code GET} of a kind with printer columns whose {@code Accept} asks for
  * {@code application/json;as=Table;g=meta.k8s.io} ({@code v=v1} or {@code v1beta1}) is answered
  * by the mock and the answer turned into a {@code Table} (see {@link PrinterColumns}); rows carry
@@ -70,6 +72,7 @@ final class ApiDispatcher extends Dispatcher implements Resetable, CustomResourc
     private final Clock clock;
     private final Map<String, ServedKind> kinds = new ConcurrentHashMap<>(); // ServedKind.key()
     private volatile OpenApiV3 openApi = new OpenApiV3(List.of());
+    private volatile Map<String, String> discovery = Map.of(); // path -> document
 
     ApiDispatcher(KubernetesMixedDispatcher delegate, Clock clock) {
         this.delegate = delegate;
@@ -82,6 +85,11 @@ final class ApiDispatcher extends Dispatcher implements Resetable, CustomResourc
         openApi = new OpenApiV3(List.copyOf(kinds.values()));
     }
 
+    /** Answers a {@code GET} of each path (whatever its query, e.g. kubectl's {@code ?timeout=32s}) with its document. */
+    void serveDiscovery(Map<String, String> documents) {
+        discovery = Map.copyOf(documents);
+    }
+
     @Override
     public MockResponse dispatch(RecordedRequest request) {
         String target = request.getPath();
@@ -90,6 +98,9 @@ final class ApiDispatcher extends Dispatcher implements Resetable, CustomResourc
         Map<String, String> query = query(q < 0 ? "" : target.substring(q + 1));
         boolean get = "GET".equals(request.getMethod());
         boolean watch = "true".equals(query.get("watch"));
+        if (get && discovery.containsKey(path)) {
+            return json(discovery.get(path));
+        }
         if (get && path.startsWith("/openapi/")) {
             return openApi.get(path).map(ApiDispatcher::json).orElseGet(() -> status(404, "NotFound", "the server "
                     + "could not find the requested resource", null));

@@ -112,8 +112,8 @@ final class EmbeddedApiServer implements AutoCloseable {
     }
 
     /**
-     * The discovery documents kubectl reads before it acts. Expectations come before CRUD in the
-     * mixed dispatcher; kubectl asks with {@code ?timeout=32s}, so both forms are answered.
+     * The discovery documents kubectl reads before it acts, answered whatever the query (kubectl
+     * adds {@code ?timeout=32s}, or its {@code --request-timeout}).
      */
     private void serveDiscovery() {
         String core = """
@@ -144,9 +144,6 @@ final class EmbeddedApiServer implements AutoCloseable {
                 {"name":"providerhealths/status","singularName":"","namespaced":false,"kind":"ProviderHealth","verbs":["get","update","patch"]}]}""";
         Map<String, String> answers = Map.of("/api", core, "/apis", groups, "/api/v1", coreResources,
                 "/apis/crawl.example.com/v1alpha1", crawlResources, "/apis/events.k8s.io/v1", eventsResources);
-        answers.forEach((path, body) -> {
-            server.expect().get().withPath(path).andReturn(200, body).always();
-            server.expect().get().withPath(path + "?timeout=32s").andReturn(200, body).always();
-        });
+        dispatcher.serveDiscovery(answers);
     }
 }
