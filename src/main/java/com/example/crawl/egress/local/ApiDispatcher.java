@@ -144,7 +144,8 @@ final class ApiDispatcher extends Dispatcher implements Resetable, CustomResourc
 
     private MockResponse watch(RecordedRequest request, ServedKind kind, Map<String, String> query) {
         MockResponse answer = delegate.dispatch(request);
-        if (answer.getWebSocketListener() == null || request.getHeader("Upgrade") != null) {
+        String upgrade = Optional.ofNullable(request.getHeader("Upgrade")).orElse("").toLowerCase(Locale.ROOT);
+        if (answer.getWebSocketListener() == null || upgrade.contains("websocket")) {
             return answer; // a WebSocket watch: the operator's fabric8 client's, left as the mock serves it
         }
         Optional<String> tableVersion = tableVersion(request.getHeader("Accept"));

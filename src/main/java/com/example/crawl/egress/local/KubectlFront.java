@@ -102,6 +102,7 @@ final class KubectlFront implements AutoCloseable {
         exchange.getResponseHeaders().put("Content-Type", List.of("application/json"));
         exchange.getResponseHeaders().put("Cache-Control", List.of("no-cache, private"));
         exchange.sendResponseHeaders(200, 0);
+        exchange.getResponseBody().flush(); // the headers now, not with the first event: there may be none for long
         Chunks chunks = new Chunks(request, exchange.getResponseBody());
         WebSocketListener listener = response.getWebSocketListener();
         listener.onOpen(chunks, response);

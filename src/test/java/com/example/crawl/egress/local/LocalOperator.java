@@ -4,6 +4,8 @@ import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
 import java.io.IOException;
+import java.net.BindException;
+import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -16,6 +18,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import java.util.regex.Matcher;
@@ -62,10 +65,21 @@ final class LocalOperator implements AutoCloseable {
         return new LocalOperator(stateDir, output, discoveryPort, healthPort, pb.start());
     }
 
+    /**
+     * A free loopback port below the kernel's ephemeral range (32768 and up on Linux). Not an
+     * ephemeral one: the jar binds its embedded API servers to ephemeral ports before it binds
+     * the ports it is given, and could be handed the very port this method just released.
+     */
     static int freePort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0)) {
-            return s.getLocalPort();
+        for (int attempt = 0; attempt < 100; attempt++) {
+            int port = 20_000 + ThreadLocalRandom.current().nextInt(12_000);
+            try (ServerSocket s = new ServerSocket(port, 0, InetAddress.getLoopbackAddress())) {
+                return s.getLocalPort();
+            } catch (BindException taken) {
+                // try another
+            }
         }
+        throw new IOException("no free port in 20000-31999 after 100 attempts");
     }
 
     String log() {
