@@ -75,6 +75,10 @@ import org.slf4j.LoggerFactory;
 public final class LocalProvider implements Provider, Checker, AutoCloseable {
 
     static final String ID_PREFIX = "local/";
+    /** Check reason: the squid executable is gone or not executable. */
+    static final String SQUID_MISSING = "SquidMissing";
+    /** Check reason: the state directory is missing or not writable. */
+    static final String STATE_DIR_UNWRITABLE = "StateDirUnwritable";
     private static final Logger LOG = LoggerFactory.getLogger(LocalProvider.class);
     private static final Duration ACCEPT_CHECK = Duration.ofMillis(200);
     private static final Duration STOP_WAIT = Duration.ofSeconds(5);
@@ -205,11 +209,11 @@ public final class LocalProvider implements Provider, Checker, AutoCloseable {
     @Override
     public List<TargetStatus> check(Instant deadline) {
         if (!Files.isExecutable(squid.squid())) {
-            return List.of(TargetStatus.notReady("squid", "SquidMissing", squid.squid() + " is gone or not executable",
+            return List.of(TargetStatus.notReady("squid", SQUID_MISSING, squid.squid() + " is gone or not executable",
                     Map.of("binary", squid.squid().toString())));
         }
         if (!Files.isDirectory(stateDir) || !Files.isWritable(stateDir)) {
-            return List.of(TargetStatus.notReady("squid", "StateDirUnwritable", stateDir + " is not a writable directory",
+            return List.of(TargetStatus.notReady("squid", STATE_DIR_UNWRITABLE, stateDir + " is not a writable directory",
                     Map.of("stateDir", stateDir.toString())));
         }
         return List.of(TargetStatus.ready("squid", Map.of("binary", squid.squid().toString(),
