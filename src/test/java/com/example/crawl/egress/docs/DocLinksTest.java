@@ -41,7 +41,7 @@ class DocLinksTest {
                 checked++;
                 int hash = target.indexOf('#');
                 String path = hash < 0 ? target : target.substring(0, hash);
-                Path file = path.isEmpty() ? page : page.getParent().resolve(path).normalize();
+                Path file = path.isEmpty() ? page : page.resolveSibling(path).normalize();
                 if (!Files.exists(file)) {
                     broken.add(page + ": " + target + " (no " + file + ")");
                 } else if (hash >= 0 && file.toString().endsWith(".md")
