@@ -151,6 +151,7 @@ public final class Main {
         }
 
         events.start();
+        informers.observe(engine::changed); // a new address is probed at once, not on the next tick
         informers.start(controller::enqueue);
         informers.awaitSynced(SYNC_TIMEOUT, client.getMasterUrl().toString());
         leases.start();
