@@ -34,7 +34,8 @@ import java.util.stream.Stream;
  * <p>Needs the fixed ports local mode uses (discovery 127.0.0.1:8090, probe target :8091): run it
  * under {@code flock /tmp/egress-it.lock}.
  *
- * <p>Usage: {@code LocalStartBenchmark [starts=5] [jar=target/egress-proxies-operator.jar]}
+ * <p>Usage: {@code LocalStartBenchmark [starts=5] [jar=target/egress-proxies-operator.jar] [jvm flag...]};
+ * JVM flags, if any, go before {@code -jar} (to try one out: users run the jar without any).
  */
 public final class LocalStartBenchmark {
 
@@ -53,18 +54,20 @@ public final class LocalStartBenchmark {
     public static void main(String[] args) throws Exception {
         int starts = args.length > 0 ? Integer.parseInt(args[0]) : 5;
         Path jar = Path.of(args.length > 1 ? args[1] : "target/egress-proxies-operator.jar");
+        List<String> flags = args.length > 2 ? List.of(args).subList(2, args.length) : List.of();
         System.out.println("machine: " + Runtime.getRuntime().availableProcessors() + " cores, " + cpuModel()
-                + ", load " + loadAverage() + ", java " + System.getProperty("java.version"));
+                + ", load " + loadAverage() + ", java " + System.getProperty("java.version") + ", JVM flags " + flags);
 
         List<Double> floor = new ArrayList<>();
         for (int i = 0; i < starts; i++) {
-            floor.add(help(jar));
+            floor.add(help(jar, flags));
         }
         List<Start> runs = new ArrayList<>();
         for (int i = 0; i < starts; i++) {
-            Start s = start(jar);
+            Start s = start(jar, flags);
             runs.add(s);
-            System.out.printf("start %d: serving %.0f ms, three Ready %.0f ms, RSS %d MiB, exit %d, squids %d (none left)%n",
+            System.out.printf("start %d: serving %.0f ms, three Ready %.0f ms, RSS %d MiB, exit %d, %d child processes"
+                    + " (Squids, auth helpers; none left)%n",
                     i + 1, s.servingMs(), s.readyMs(), s.rssKiB() / 1024, s.exitCode(), s.squids());
         }
         System.out.printf("%nfloor (java -jar --help)  %s%n", summary(floor, "ms"));
@@ -75,8 +78,8 @@ public final class LocalStartBenchmark {
         System.out.println("load after: " + loadAverage());
     }
 
-    private static double help(Path jar) throws IOException, InterruptedException {
-        ProcessBuilder pb = new ProcessBuilder(java(), "-jar", jar.toString(), "--help")
+    private static double help(Path jar, List<String> flags) throws IOException, InterruptedException {
+        ProcessBuilder pb = new ProcessBuilder(command(jar, flags, "--help"))
                 .redirectOutput(ProcessBuilder.Redirect.DISCARD).redirectErrorStream(true);
         long t0 = System.nanoTime();
         Process p = pb.start();
@@ -84,11 +87,11 @@ public final class LocalStartBenchmark {
         return (System.nanoTime() - t0) / 1e6;
     }
 
-    private static Start start(Path jar) throws IOException, InterruptedException {
+    private static Start start(Path jar, List<String> flags) throws IOException, InterruptedException {
         Path dir = Files.createTempDirectory("local-start");
         Path state = dir.resolve("state");
         Path output = dir.resolve("operator.out");
-        ProcessBuilder pb = new ProcessBuilder(java(), "-jar", jar.toString(), "--local", "--local-state-dir=" + state)
+        ProcessBuilder pb = new ProcessBuilder(command(jar, flags, "--local", "--local-state-dir=" + state))
                 .redirectErrorStream(true).redirectOutput(output.toFile());
         pb.environment().remove("JAVA_TOOL_OPTIONS");
         pb.environment().remove("DISCOVERY_TOKEN");
@@ -198,8 +201,13 @@ public final class LocalStartBenchmark {
                 v.length, Arrays.toString(values.stream().mapToLong(Math::round).toArray()));
     }
 
-    private static String java() {
-        return Path.of(System.getProperty("java.home"), "bin", "java").toString();
+    private static List<String> command(Path jar, List<String> flags, String... args) {
+        List<String> command = new ArrayList<>();
+        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        command.addAll(flags);
+        command.addAll(List.of("-jar", jar.toString()));
+        command.addAll(List.of(args));
+        return command;
     }
 
     private static String cpuModel() throws IOException {
