@@ -48,8 +48,12 @@ public final class LocalStartBenchmark {
     private LocalStartBenchmark() {
     }
 
-    /** One start: milliseconds from exec to serving and to three Ready, and the RSS then. */
-    private record Start(double servingMs, double readyMs, long rssKiB, int exitCode, int squids) { }
+    /**
+     * One start: milliseconds from exec to serving and to three Ready, the operator's CPU time
+     * (user and system, all threads) at each, and the RSS once Ready.
+     */
+    private record Start(double servingMs, double readyMs, double servingCpuMs, double readyCpuMs, long rssKiB,
+            int exitCode, int squids) { }
 
     public static void main(String[] args) throws Exception {
         int starts = args.length > 0 ? Integer.parseInt(args[0]) : 5;
@@ -66,13 +70,16 @@ public final class LocalStartBenchmark {
         for (int i = 0; i < starts; i++) {
             Start s = start(jar, flags);
             runs.add(s);
-            System.out.printf("start %d: serving %.0f ms, three Ready %.0f ms, RSS %d MiB, exit %d, %d child processes"
-                    + " (Squids, auth helpers; none left)%n",
-                    i + 1, s.servingMs(), s.readyMs(), s.rssKiB() / 1024, s.exitCode(), s.squids());
+            System.out.printf("start %d: serving %.0f ms (CPU %.0f ms), three Ready %.0f ms (CPU %.0f ms), RSS %d MiB,"
+                    + " exit %d, %d child processes (Squids, auth helpers; none left)%n", i + 1, s.servingMs(),
+                    s.servingCpuMs(), s.readyMs(), s.readyCpuMs(), s.rssKiB() / 1024, s.exitCode(), s.squids());
         }
         System.out.printf("%nfloor (java -jar --help)  %s%n", summary(floor, "ms"));
         System.out.printf("exec -> discovery serving %s%n", summary(runs.stream().map(Start::servingMs).toList(), "ms"));
         System.out.printf("exec -> three Ready       %s%n", summary(runs.stream().map(Start::readyMs).toList(), "ms"));
+        System.out.printf("operator CPU to serving   %s%n",
+                summary(runs.stream().map(Start::servingCpuMs).toList(), "ms"));
+        System.out.printf("operator CPU to Ready     %s%n", summary(runs.stream().map(Start::readyCpuMs).toList(), "ms"));
         System.out.printf("RSS after three Ready     %s%n",
                 summary(runs.stream().map(s -> s.rssKiB() / 1024.0).toList(), "MiB"));
         System.out.println("load after: " + loadAverage());
@@ -100,9 +107,11 @@ public final class LocalStartBenchmark {
         try {
             awaitUntil(p, output, () -> status("/healthz", null).orElse(0) == 200, "discovery serving");
             double serving = (System.nanoTime() - t0) / 1e6;
+            double servingCpu = cpuMillis(p.pid());
             String token = awaitToken(p, output);
             awaitUntil(p, output, () -> healthyCount(token) == 3, "three Ready Proxies");
             double ready = (System.nanoTime() - t0) / 1e6;
+            double readyCpu = cpuMillis(p.pid());
             long rss = rssKiB(p.pid());
             List<ProcessHandle> squids = p.descendants().toList();
             p.destroy(); // SIGTERM
@@ -117,7 +126,7 @@ public final class LocalStartBenchmark {
                 left.forEach(ProcessHandle::destroyForcibly);
                 throw new IllegalStateException("Squids outlived the operator: " + left);
             }
-            return new Start(serving, ready, rss, p.exitValue(), squids.size());
+            return new Start(serving, ready, servingCpu, readyCpu, rss, p.exitValue(), squids.size());
         } catch (Exception e) {
             p.descendants().forEach(ProcessHandle::destroyForcibly);
             p.destroyForcibly();
@@ -183,6 +192,13 @@ public final class LocalStartBenchmark {
         } catch (IOException e) {
             return Optional.empty();
         }
+    }
+
+    /** User plus system time of the process so far, all threads, from {@code /proc/<pid>/stat} (100 Hz ticks). */
+    private static double cpuMillis(long pid) throws IOException {
+        String stat = Files.readString(Path.of("/proc/" + pid + "/stat"));
+        String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+        return (Long.parseLong(fields[11]) + Long.parseLong(fields[12])) * 10.0; // utime, stime: fields 14 and 15
     }
 
     private static long rssKiB(long pid) throws IOException {
