@@ -30,7 +30,9 @@ import java.util.Set;
  *     sweep and the provider check).
  * <li>events.k8s.io events: the Event recorder creates an Event and patches its series; it never
  *     reads one.
- * <li>leases: leader election in the operator's namespace (get, create, update).
+ * <li>leases: leader election in the operator's namespace: fabric8's elector reads, creates and
+ *     renews (patch) the Lease, and releases it (patch); {@code LeaderElection} cuts it once more
+ *     (update) when a renewal raced the release.
  * </ul>
  */
 final class ApiAccess {
@@ -64,7 +66,8 @@ final class ApiAccess {
             new Rule(CORE, "secrets", Set.of("get", "list", "watch", "create", "update", "delete"), Scope.CLUSTER),
             new Rule(CORE, "pods", Set.of("get", "list", "create", "delete"), Scope.CLUSTER),
             new Rule(EVENTS_GROUP, "events", Set.of("create", "patch"), Scope.CLUSTER),
-            new Rule(COORDINATION_GROUP, "leases", Set.of("get", "create", "update"), Scope.OPERATOR_NAMESPACE));
+            new Rule(COORDINATION_GROUP, "leases", Set.of("get", "create", "patch", "update"),
+                    Scope.OPERATOR_NAMESPACE));
 
     private ApiAccess() {
     }
