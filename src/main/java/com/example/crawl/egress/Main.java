@@ -26,6 +26,7 @@ import com.example.crawl.egress.tracing.Telemetry;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.io.PrintStream;
+import java.lang.management.ManagementFactory;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Arrays;
@@ -151,11 +152,15 @@ public final class Main {
         }
 
         events.start();
+        informers.observe(engine::changed); // a new address is probed at once, not on the next tick
         informers.start(controller::enqueue);
         informers.awaitSynced(SYNC_TIMEOUT, client.getMasterUrl().toString());
+        LoggerFactory.getLogger(Main.class).atDebug().log("Caches synced");
         leases.start();
         discovery.start();
         election.start();
+        LoggerFactory.getLogger(Main.class).atInfo() // the JVM's uptime, so that a slow start shows in the log
+                .addKeyValue("startupMillis", ManagementFactory.getRuntimeMXBean().getUptime()).log("Operator started");
         backend.welcome(out);
     }
 

@@ -43,6 +43,11 @@ final class Flags {
         return this;
     }
 
+    /** Every declared flag, in declaration order (the order {@code --help} lists them). */
+    List<Flag> declared() {
+        return List.copyOf(declared.values());
+    }
+
     /** Records the arguments; conversion happens in the typed accessors. */
     void parse(List<String> args) throws ConfigException {
         for (String arg : args) {

@@ -35,7 +35,8 @@ import java.util.stream.Stream;
  * names it (found through an index, not a scan); a credentials Secret event enqueues the Proxy
  * that owns it, so that deleting the Secret rotates the credentials at once. An update that changed only the status (our own
  * status write, typically) enqueues nothing: status is an output, and the next poll repairs a
- * status someone else overwrote.
+ * status someone else overwrote. Besides, {@link #observe} hands every added or updated Proxy,
+ * status changes included, to the health engine, which probes a new address at once.
  *
  * <p>Lifecycle: {@link #start} once; {@link #close} stops the informers and is idempotent.
  * Reads are thread-safe and never touch the network.
@@ -79,6 +80,30 @@ public final class ProxyInformers implements AutoCloseable {
         started = CompletableFuture.allOf(proxies.start().toCompletableFuture(), secrets.start().toCompletableFuture(),
                 credentials.start().toCompletableFuture());
         return started;
+    }
+
+    /**
+     * Hands every Proxy the informer adds or updates, status-only changes included, to
+     * {@code observer}. Call before {@link #start}. The observer runs on the informer's thread,
+     * after the cache holds the new version, and must not block.
+     */
+    public void observe(Consumer<Proxy> observer) {
+        proxies.addEventHandler(new ResourceEventHandler<>() {
+            @Override
+            public void onAdd(Proxy proxy) {
+                observer.accept(proxy);
+            }
+
+            @Override
+            public void onUpdate(Proxy before, Proxy after) {
+                observer.accept(after);
+            }
+
+            @Override
+            public void onDelete(Proxy proxy, boolean finalStateUnknown) {
+                // a deleted Proxy is the next tick's to forget
+            }
+        });
     }
 
     /**

@@ -48,6 +48,11 @@ import java.util.random.RandomGenerator;
  * when dead proxies hold every permit until their timeouts, all proxies are probed later alike,
  * none is skipped for good. A proxy is never probed twice at once.
  *
+ * <p>Between ticks, {@link #changed} hears of every Proxy the informer adds or updates. A proxy
+ * that shows an instance the engine has not probed yet (a new address, a recreated object) is
+ * probed at once rather than on the next tick: a new proxy becomes healthy as soon as it answers.
+ * A tick never undoes such a state with a listing older than it.
+ *
  * <p>Results are applied under one lock. When the verdict that status should show changes (see
  * {@link ProxyHealth#apply}), the engine publishes it, for {@link #verdict}, and hands the key to
  * the listener (the reconcile queue); if the listener throws, the key counts as not reported and
@@ -94,6 +99,7 @@ public final class HealthEngine implements HealthSource, AutoCloseable {
     private final PriorityQueue<Job> planned =
             new PriorityQueue<>((a, b) -> Long.signum(a.due() - b.due())); // guarded by lock
     private boolean signalled; // guarded by lock
+    private long listings; // guarded by lock: how many ticks have listed the proxies
     private boolean closed; // guarded by lock
     private Thread scheduler; // guarded by lock
     private final Map<ProxyKey, HealthVerdict> published = new ConcurrentHashMap<>();
@@ -217,46 +223,89 @@ public final class HealthEngine implements HealthSource, AutoCloseable {
     }
 
     /**
+     * A Proxy was added or updated (an informer event; status changes included). If it shows an
+     * instance the engine has not probed (a new address, a recreated object), its state starts
+     * over with a probe due now, and the scheduler is woken to start it; the old verdict, about
+     * another instance, is forgotten. Anything else is left to the next tick. Before the first
+     * tick (on a replica that does not lead, or while the first tick is yet to spread the fleet
+     * over its period) nothing happens.
+     *
+     * <p>Thread-safe; never blocks beyond the engine's lock.
+     */
+    public void changed(Proxy proxy) {
+        Optional<ProbeSubject> subject = ProbeSubject.of(proxy, config.defaultUrl(), credentials);
+        if (subject.isEmpty()) {
+            return; // no address, or going away: the next tick forgets it
+        }
+        ProbeSubject s = subject.get();
+        lock.lock();
+        try {
+            ProxyHealth h = states.get(s.key());
+            if (listings == 0 || closed || h != null && h.subject().instance().equals(s.instance())) {
+                return;
+            }
+            if (h != null) {
+                forget(s.key());
+            }
+            long now = seams.nanos().nanoTime();
+            ProxyHealth fresh = new ProxyHealth(s, now, listings);
+            states.put(s.key(), fresh);
+            fresh.planned();
+            planned.add(new Job(s.key(), fresh, s.target(), now));
+            signalled = true;
+            wake.signalAll();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
      * Lists the proxies, forgets those gone, starts over for those whose instance changed, and
-     * plans every probe due before the next tick.
+     * plans every probe due before the next tick. A state {@link #changed} made after the listing
+     * began is newer than the listing, and left alone.
      */
     /* test */ void tick() {
+        long listing;
+        lock.lock();
+        try {
+            listing = ++listings;
+        } finally {
+            lock.unlock();
+        }
         List<ProbeSubject> subjects = new ArrayList<>();
         for (Proxy p : proxies.get()) {
             ProbeSubject.of(p, config.defaultUrl(), credentials).ifPresent(subjects::add);
         }
         long now = seams.nanos().nanoTime();
-        List<ProxyKey> forgotten = new ArrayList<>();
         lock.lock();
         try {
             Set<ProxyKey> seen = new HashSet<>();
             for (ProbeSubject s : subjects) {
                 seen.add(s.key());
-                track(s, now, forgotten);
+                track(s, now, listing);
             }
-            for (ProxyKey key : List.copyOf(states.keySet())) {
-                if (!seen.contains(key)) {
-                    states.remove(key);
-                    forgotten.add(key);
+            for (Map.Entry<ProxyKey, ProxyHealth> e : List.copyOf(states.entrySet())) {
+                if (!seen.contains(e.getKey()) && e.getValue().listing() < listing) {
+                    states.remove(e.getKey());
+                    forget(e.getKey());
                 }
             }
         } finally {
             lock.unlock();
         }
-        for (ProxyKey key : forgotten) {
-            published.remove(key);
-            recorder.forgotten(key);
-        }
     }
 
-    private void track(ProbeSubject s, long now, List<ProxyKey> forgotten) {
+    private void track(ProbeSubject s, long now, long listing) {
         ProxyHealth h = states.get(s.key());
+        if (h != null && h.listing() >= listing) {
+            return; // made by changed() from a version newer than this listing
+        }
         if (h != null && !h.subject().instance().equals(s.instance())) {
-            forgotten.add(s.key()); // replaced: the old verdict was about another instance
+            forget(s.key()); // replaced: the old verdict was about another instance
             h = null;
         }
         if (h == null) {
-            h = new ProxyHealth(s, now + firstDelay(s));
+            h = new ProxyHealth(s, now + firstDelay(s), listing);
             states.put(s.key(), h);
         } else {
             h.update(s);
@@ -265,6 +314,15 @@ public final class HealthEngine implements HealthSource, AutoCloseable {
             h.planned();
             planned.add(new Job(s.key(), h, h.subject().target(), h.nextDue()));
         }
+    }
+
+    /**
+     * Drops the verdict and the metric series of a proxy whose state is gone or replaced. Under
+     * the lock: a probe of the replacing state may finish, and publish, any moment after it.
+     */
+    private void forget(ProxyKey key) {
+        published.remove(key);
+        recorder.forgotten(key);
     }
 
     /**

@@ -15,6 +15,7 @@ import java.util.Optional;
  */
 final class ProxyHealth {
 
+    private final long listing;
     private ProbeSubject subject;
     private long nextDue;
     private Long lastStart;
@@ -32,8 +33,12 @@ final class ProxyHealth {
      * A proxy the engine has not probed before. A {@code Healthy} condition already in status
      * (another leader's verdict) seeds the verdict and counts as reported, so the proxy keeps it
      * until a full threshold run says otherwise; the counters start at zero either way.
+     *
+     * @param listing the engine's listing count when the state was made: a tick whose listing
+     *                began no later than that has not seen the version this state comes from
      */
-    ProxyHealth(ProbeSubject subject, long firstDue) {
+    ProxyHealth(ProbeSubject subject, long firstDue, long listing) {
+        this.listing = listing;
         this.subject = subject;
         this.nextDue = firstDue;
         subject.seed().ifPresent(healthy -> {
@@ -45,6 +50,10 @@ final class ProxyHealth {
 
     ProbeSubject subject() {
         return subject;
+    }
+
+    long listing() {
+        return listing;
     }
 
     /** Takes the proxy's current spec (probe URL, period, thresholds) for later probes. */

@@ -102,6 +102,7 @@ public final class LocalMode implements AutoCloseable {
             }
             target = ownTarget ? serveTarget(probeUrl) : null;
             EmbeddedApiServer api = EmbeddedApiServer.start();
+            LOG.atDebug().addKeyValue("url", api.url()).log("Embedded API server started");
             Path kubeconfig = Kubeconfig.write(dir.resolve("kubeconfig"), api.url());
             String token = config.discovery().token().isEmpty() ? newToken() : config.discovery().token();
             return new LocalMode(dir, channel, lock, provider, Optional.ofNullable(target), api, kubeconfig, token);

@@ -83,7 +83,7 @@ class OperatorConfigTest {
         "--log-level=loud | invalid value \"loud\" for flag --log-level: expected one of error, warn, info, debug, trace",
         "--provider-check-interval=5s | invalid value \"5s\" for flag --provider-check-interval: must be 0 (off) or at least 10s",
         "--default-lease-ttl=2h | invalid value \"2h\" for flag --default-lease-ttl: must not exceed --max-lease-ttl (1h)",
-        "--leader-election-renew-deadline=20s | invalid value \"20s\" for flag --leader-election-renew-deadline: must be shorter than --leader-election-lease-duration",
+        "--leader-election-renew-deadline=20s | invalid value \"20s\" for flag --leader-election-renew-deadline: must be shorter than --leader-election-lease-duration (15s)",
         "--drift-poll=9000000000000000000h | invalid value \"9000000000000000000h\" for flag --drift-poll: number too large",
         "--discovery-max-connections=0 | invalid value \"0\" for flag --discovery-max-connections: must be between 1 and 1000000",
         "--discovery-max-connections=many | invalid value \"many\" for flag --discovery-max-connections: not an integer",

@@ -1,6 +1,7 @@
 package com.example.crawl.egress.controller;
 
 import com.example.crawl.egress.config.OperatorConfig;
+import com.example.crawl.egress.health.HealthEngine;
 import com.example.crawl.egress.metrics.Metrics;
 import com.example.crawl.egress.provider.Provider;
 import com.example.crawl.egress.provider.ProviderDecorator;
@@ -64,9 +65,12 @@ final class ControlLoop implements AutoCloseable {
             QueueRecorder queued, ReconcileRecorder reconciled, ProviderDecorator decoration) {
         informers = new ProxyInformers(client, "");
         queue = new WorkQueue<>(RateLimiter.defaultControllerLimiter(System::nanoTime), System::nanoTime, queued);
+        HealthSource source = health.apply(informers, queue::add);
+        if (source instanceof HealthEngine engine) {
+            informers.observe(engine::changed); // as Main wires it: a new address is probed at once
+        }
         ProxyReconciler reconciler = new ProxyReconciler(new ClusterProxyStore(client, informers, NOOP),
-                Rig.registry("fake", provider, decoration), health.apply(informers, queue::add), events, intervals,
-                Clock.systemUTC(), NOOP);
+                Rig.registry("fake", provider, decoration), source, events, intervals, Clock.systemUTC(), NOOP);
         controller = new ProxyController(reconciler, queue, intervals.maxConcurrentReconciles(),
                 Thread.ofPlatform().name("reconcile-", 0).factory(), Duration.ofSeconds(10),
                 new ProxyController.Instrumentation(reconciled, NanoClock.system(), NOOP));

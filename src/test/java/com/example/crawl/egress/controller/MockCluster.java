@@ -88,8 +88,11 @@ public final class MockCluster implements AutoCloseable {
         SERVER_LOG.setLevel(Level.WARNING);
     }
 
-    /** One request as the server received it; {@code query} is URL-decoded, empty when absent. */
-    public record Request(String method, String path, String query, String body, Instant time) {
+    /**
+     * One request as the server received it; {@code query} is URL-decoded, empty when absent;
+     * {@code userAgent} tells a test's own requests from those of the code under test.
+     */
+    public record Request(String method, String path, String query, String body, Instant time, String userAgent) {
 
         public boolean isWatch() {
             return ("&" + query + "&").contains("&watch=true&");
@@ -296,8 +299,9 @@ public final class MockCluster implements AutoCloseable {
             // getBytes() leaves the body readable for the delegate; readUtf8() would drain it.
             String body = request.getBody() == null ? ""
                     : new String(request.getBody().getBytes(), StandardCharsets.UTF_8);
+            String userAgent = request.getHeader("User-Agent");
             return new Request(request.getMethod(), q < 0 ? target : target.substring(0, q), query, body,
-                    Instant.now());
+                    Instant.now(), userAgent == null ? "" : userAgent);
         }
 
         @Override

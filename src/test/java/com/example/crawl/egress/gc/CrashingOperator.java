@@ -88,6 +88,7 @@ public final class CrashingOperator {
         OrphanSweeper gc = new OrphanSweeper(client, providers, new OperatorConfig.Gc(millis(a, "gcInterval"),
                 millis(a, "gcMinAge"), false), "", GcRecorder.NONE, NOOP);
 
+        informers.observe(engine::changed);
         informers.start(controller::enqueue);
         informers.awaitSynced(Duration.ofSeconds(30), a.get("api"));
         controller.start();

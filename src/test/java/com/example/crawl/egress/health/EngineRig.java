@@ -41,6 +41,8 @@ final class EngineRig {
     final List<Duration> lateness = new ArrayList<>();
     final Deque<Runnable> probes = new ArrayDeque<>();
     int listenerFailures;
+    /** Runs while the engine lists the proxies, after the list was taken: a change racing a tick. */
+    Runnable duringListing = () -> { };
     final HealthEngine engine;
 
     EngineRig(int maxConcurrent, RandomGenerator random) {
@@ -69,7 +71,7 @@ final class EngineRig {
                 forgotten.add(key);
             }
         };
-        engine = new HealthEngine(() -> List.copyOf(proxies), p -> Optional.empty(), prober, this::report,
+        engine = new HealthEngine(this::list, p -> Optional.empty(), prober, this::report,
                 new OperatorConfig.Probes(DEFAULT_URL, maxConcurrent, Duration.ofSeconds(60), trace), recorder,
                 tracer, new HealthEngine.Seams(time, time, probes::add, random));
     }
@@ -77,6 +79,12 @@ final class EngineRig {
     /** Jitter always zero: first probes are due at once. */
     EngineRig() {
         this(256, () -> 0L);
+    }
+
+    private List<Proxy> list() {
+        List<Proxy> listed = List.copyOf(proxies);
+        duringListing.run();
+        return listed;
     }
 
     private void report(ProxyKey key) {

@@ -64,6 +64,8 @@ import org.slf4j.LoggerFactory;
  * <p>States: no directory → NotFound; the recorded process alive, provably this instance's Squid
  * and accepting connections → Running; not yet accepting → Provisioning; dead, or a process that
  * is not this instance's Squid → Stopped (the reconciler deletes it and starts a new one).
+ * {@code create} waits, up to a few seconds, for the Squid it started to accept connections, so
+ * that a new instance is usually Running, with its address, when {@code create} returns.
  * {@code delete} kills the process, only when {@code /proc} shows it is a Squid started with this
  * instance's configuration file, and removes the directory; any other process is reported and
  * left alone. Cloud-init has no meaning here and is ignored.
@@ -75,8 +77,19 @@ import org.slf4j.LoggerFactory;
 public final class LocalProvider implements Provider, Checker, AutoCloseable {
 
     static final String ID_PREFIX = "local/";
+    /** Check reason: the squid executable is gone or not executable. */
+    static final String SQUID_MISSING = "SquidMissing";
+    /** Check reason: the state directory is missing or not writable. */
+    static final String STATE_DIR_UNWRITABLE = "StateDirUnwritable";
     private static final Logger LOG = LoggerFactory.getLogger(LocalProvider.class);
     private static final Duration ACCEPT_CHECK = Duration.ofMillis(200);
+    /**
+     * How long {@code create} waits for a Squid it started to accept connections. Squid listens
+     * within a few hundred milliseconds; answering Running from the create itself saves the
+     * reconciler a provisioning poll ({@code --provisioning-poll}, 10 s by default).
+     */
+    private static final Duration START_WAIT = Duration.ofSeconds(3);
+    private static final Duration START_POLL = Duration.ofMillis(10);
     private static final Duration STOP_WAIT = Duration.ofSeconds(5);
     private static final Set<PosixFilePermission> PRIVATE = PosixFilePermissions.fromString("rwx------");
 
@@ -133,7 +146,7 @@ public final class LocalProvider implements Provider, Checker, AutoCloseable {
             try {
                 prepare(dir, facts, req);
                 dir.write(facts); // before the start: a crash in between leaves a Stopped instance, never a lost process
-                return instance(dir, start(dir, facts));
+                return started(dir, start(dir, facts));
             } catch (IOException e) {
                 throw new ProviderException.Transient("cannot start squid for " + req.name() + ": " + e.getMessage(), e);
             }
@@ -150,7 +163,7 @@ public final class LocalProvider implements Provider, Checker, AutoCloseable {
         }
         try {
             prepare(dir, facts, req); // with the request's credentials, which may be newer than the files
-            return instance(dir, start(dir, facts));
+            return started(dir, start(dir, facts));
         } catch (IOException e) {
             throw new ProviderException.Transient("cannot start squid for " + req.name() + ": " + e.getMessage(), e);
         }
@@ -205,11 +218,11 @@ public final class LocalProvider implements Provider, Checker, AutoCloseable {
     @Override
     public List<TargetStatus> check(Instant deadline) {
         if (!Files.isExecutable(squid.squid())) {
-            return List.of(TargetStatus.notReady("squid", "SquidMissing", squid.squid() + " is gone or not executable",
+            return List.of(TargetStatus.notReady("squid", SQUID_MISSING, squid.squid() + " is gone or not executable",
                     Map.of("binary", squid.squid().toString())));
         }
         if (!Files.isDirectory(stateDir) || !Files.isWritable(stateDir)) {
-            return List.of(TargetStatus.notReady("squid", "StateDirUnwritable", stateDir + " is not a writable directory",
+            return List.of(TargetStatus.notReady("squid", STATE_DIR_UNWRITABLE, stateDir + " is not a writable directory",
                     Map.of("stateDir", stateDir.toString())));
         }
         return List.of(TargetStatus.ready("squid", Map.of("binary", squid.squid().toString(),
@@ -252,6 +265,26 @@ public final class LocalProvider implements Provider, Checker, AutoCloseable {
         Facts running = facts.withPid(p.pid());
         dir.write(running);
         return running;
+    }
+
+    /**
+     * The instance just started, once its Squid accepts connections: Running with its address.
+     * Provisioning when it does not within {@link #START_WAIT} (the reconciler polls again), and
+     * Stopped when the process died meanwhile.
+     */
+    private Instance started(InstanceDir dir, Facts f) {
+        long deadline = System.nanoTime() + START_WAIT.toNanos();
+        Optional<ProcessHandle> process = ProcessHandle.of(f.pid());
+        while (process.filter(ProcessHandle::isAlive).isPresent() && !accepting(f)
+                && System.nanoTime() - deadline < 0) {
+            try {
+                Thread.sleep(START_POLL);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                break;
+            }
+        }
+        return instance(dir, f);
     }
 
     private Instance instance(InstanceDir dir, Facts f) {

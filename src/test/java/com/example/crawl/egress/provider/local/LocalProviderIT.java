@@ -93,6 +93,15 @@ class LocalProviderIT {
     }
 
     @Test
+    void shouldAnswerRunningWithTheAddressFromCreateOnceSquidAccepts() throws Exception {
+        Instance created = provider.create(request("p1", "uid-1", 3128));
+
+        assertEquals(InstanceState.Running, created.state(), "create waits for the new Squid to listen");
+        assertTrue(created.ip().startsWith("127."), created.ip());
+        assertEquals(204, getThrough(created.ip(), 3128, target, Optional.of(TestCredentials.ANY)));
+    }
+
+    @Test
     void shouldReachOnlyTheAllowedTargetOnLoopback() throws Exception {
         Instance running = awaitState(provider.create(request("p1", "uid-1", 3128)).providerID(), InstanceState.Running);
 
