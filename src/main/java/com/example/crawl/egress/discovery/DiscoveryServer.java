@@ -33,8 +33,12 @@ import org.slf4j.LoggerFactory;
 public final class DiscoveryServer implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(DiscoveryServer.class);
-    /** Pending connections the kernel queues before the server accepts them: room for a burst of clients. */
-    private static final int BACKLOG = 128;
+    /**
+     * Pending connections the kernel queues before the server accepts them: room for a burst as
+     * large as the default connection cap. A connection that finds the queue full waits out a SYN
+     * retry (a second or more) even when the server is about to accept it.
+     */
+    private static final int BACKLOG = 1024;
     private static final int STOP_GRACE_SECONDS = 1;
 
     private final HttpServer server;

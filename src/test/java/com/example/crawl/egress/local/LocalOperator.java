@@ -186,27 +186,27 @@ final class LocalOperator implements AutoCloseable {
     }
 
     /**
-     * Stops the operator if it still runs (SIGTERM, then SIGKILL), then every Squid its state
-     * directory still records, by pid (unless it {@link #crash}ed on purpose): a test that failed
-     * half-way must not leave Squids holding the addresses the next test's instances will want.
+     * Stops the operator if it still runs (SIGTERM, then SIGKILL), then every Squid it started that
+     * still runs (unless it {@link #crash}ed on purpose): a test that failed half-way must not leave
+     * Squids holding the addresses the next test's instances will want. Only this process's own
+     * children count, never whatever its state directory records: an operator refused at start
+     * (a second one on the same state directory) shares that directory with the first, whose
+     * Squids are not its to stop.
      */
     @Override
     public void close() {
         try {
+            List<ProcessHandle> started = process.descendants().toList();
             process.destroy();
             if (!process.waitFor(WAIT.toSeconds(), TimeUnit.SECONDS)) {
                 process.destroyForcibly();
                 process.waitFor(10, TimeUnit.SECONDS);
             }
             if (!squidsAbandoned) {
-                for (long pid : squidPids()) {
-                    ProcessHandle.of(pid).ifPresent(ProcessHandle::destroyForcibly);
-                }
+                started.stream().filter(ProcessHandle::isAlive).forEach(ProcessHandle::destroyForcibly);
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-        } catch (IOException e) {
-            throw new java.io.UncheckedIOException(e);
         }
     }
 }
