@@ -2,6 +2,13 @@
  * The {@code gcp} provider: Compute Engine instances through four calls (insert, get, delete,
  * aggregated list), fire-and-forget, with ownership carried in instance labels.
  *
- * <p>Imports only {@code api}, {@code provider} and {@code config}; never another provider.
+ * <p>{@code GcpProvider} (public, for {@code Main}'s wiring) makes the calls; the pure parts
+ * beside it build the insert request ({@code InsertRequests}), map an instance to the contract's
+ * states ({@code ComputeInstance}), write and parse providerIDs ({@code InstanceId}) and sort
+ * failures into the provider error classes ({@code ComputeFailure}); {@code ComputeClients}
+ * builds the client (endpoint, credentials, one attempt per call under a deadline).
+ *
+ * <p>Imports only {@code api}, {@code provider}, {@code config} and Google's client libraries;
+ * never another provider. Starts no threads of its own (the client's executor is the client's).
  */
 package com.example.crawl.egress.provider.gcp;
