@@ -46,8 +46,9 @@ import java.util.Set;
  * <p>Errors are sorted by {@link ComputeFailure#classify}. Every request is bounded by a deadline
  * ({@value #REQUEST_TIMEOUT_SECONDS} s by default) and the client's retries are off: the
  * reconciler's work queue retries with backoff. The one retry left is the JDK's own: its HTTP
- * client repeats a request once when the connection closes before any answer, which every one of
- * these calls tolerates (a repeated insert answers 409, a repeated delete 404).
+ * client repeats a {@code GET} or {@code DELETE} once when the connection closes before any answer
+ * (never the insert's {@code POST}, whose body it streams), which both tolerate (a repeated delete
+ * answers 404).
  *
  * <p>Thread-safe (the client is); calls block the caller. {@link #close} releases the client.
  */
