@@ -91,35 +91,6 @@ class MainIT {
     }
 
     @Test
-    void shouldBuildAGcpProviderFromTheProvidersConfigWithoutCallingIt(@TempDir Path dir) throws Exception {
-        Path file = dir.resolve("providers.yaml");
-        // Nothing listens on port 1 either: building the provider must not call the API.
-        Files.writeString(file, "providers: [{name: gcp-eu, type: gcp, gcp: {project: crawl-test, endpoint: "
-                + "\"http://127.0.0.1:1\"}}]\n");
-        Result r = java(Map.of("DISCOVERY_TOKEN", "t", "KUBERNETES_MASTER", "http://127.0.0.1:1",
-                "KUBERNETES_REQUEST_RETRY_BACKOFFLIMIT", "0", "POD_NAMESPACE", "ops"), "--health-address=0", "--metrics-address=0",
-                "--discovery-address=127.0.0.1:0", "--providers-config=" + file);
-        assertEquals(1, r.exit(), r.err()); // the Kubernetes API is unreachable; the registry was built before that
-        assertTrue(r.out().contains("\"providers\":\"[gcp-eu]\""), r.out());
-        // protobuf's sun.misc.Unsafe warning may precede it on JDK 24+ (docs/decisions.md, Foundation).
-        assertTrue(r.err().contains("egress-proxies-operator: cannot list Proxies"), r.err());
-    }
-
-    @Test
-    void shouldRefuseToStartWithAGcpKeyFileThatIsNotAServiceAccountKey(@TempDir Path dir) throws Exception {
-        Path key = Files.writeString(dir.resolve("key.json"), "{\"type\": \"authorized_user\"}");
-        Path file = dir.resolve("providers.yaml");
-        Files.writeString(file, "providers: [{name: gcp-eu, type: gcp, gcp: {project: crawl-test, credentialsFile: "
-                + key + "}}]\n");
-        Result r = java(Map.of("DISCOVERY_TOKEN", "t", "KUBERNETES_MASTER", "http://127.0.0.1:1",
-                "KUBERNETES_REQUEST_RETRY_BACKOFFLIMIT", "0", "POD_NAMESPACE", "ops"), "--health-address=0", "--metrics-address=0",
-                "--discovery-address=127.0.0.1:0", "--providers-config=" + file);
-        assertEquals(2, r.exit(), r.err());
-        assertTrue(r.err().contains("egress-proxies-operator: providers config: provider gcp-eu (gcp): credentialsFile "
-                + key), r.err());
-    }
-
-    @Test
     void shouldWarnOnceWhenDiscoveryServesWithoutAToken() throws Exception {
         Result r = java(Map.of("KUBERNETES_MASTER", "http://127.0.0.1:1", "KUBERNETES_REQUEST_RETRY_BACKOFFLIMIT", "0",
                 "POD_NAMESPACE", "ops"), "--health-address=0", "--metrics-address=0", "--discovery-address=127.0.0.1:0",

@@ -141,11 +141,10 @@ class MainTest {
     @Test
     void shouldExitTwoNamingTheProviderTypesThisBuildHas(@TempDir Path dir) throws Exception {
         Path file = dir.resolve("providers.yaml");
-        Files.writeString(file, "providers: [{name: kvm-home, type: kvm, kvm: {hosts: [{name: h, address: 192.0.2.10, "
-                + "user: virt, privateKeyFile: /k, knownHostsFile: /kh}]}}]\n");
+        Files.writeString(file, "providers: [{name: gcp-eu, type: gcp, gcp: {project: crawl-eu}}]\n");
         assertEquals(2, run(Map.of("DISCOVERY_TOKEN", "t"), "--providers-config=" + file));
-        assertEquals("egress-proxies-operator: providers config: providers[0] (kvm-home).type: no provider of type "
-                + "\"kvm\" in this build (available: gcp, kubernetes)\n", err());
+        assertEquals("egress-proxies-operator: providers config: providers[0] (gcp-eu).type: no provider of type "
+                + "\"gcp\" in this build (available: kubernetes)\n", err());
     }
 
     @Test
