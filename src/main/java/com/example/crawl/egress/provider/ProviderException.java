@@ -53,6 +53,20 @@ public abstract sealed class ProviderException extends Exception
     }
 
     /**
+     * The last cause in {@code t}'s chain ({@code t} itself when it has none): where a client
+     * library keeps the I/O error that says what really happened. A cycle in the chain ends the
+     * walk. For the providers' own failure classifiers.
+     */
+    public static Throwable rootCause(Throwable t) {
+        Map<Throwable, Boolean> seen = new IdentityHashMap<>();
+        Throwable root = Objects.requireNonNull(t, "t");
+        while (root.getCause() != null && seen.put(root, Boolean.TRUE) == null) {
+            root = root.getCause();
+        }
+        return root;
+    }
+
+    /**
      * The class's simple name ({@code NotFound}, {@code Transient}, {@code QuotaExceeded},
      * {@code Permanent}): the value of metric labels and log fields.
      */

@@ -100,6 +100,19 @@ class ProviderExceptionTest {
         };
     }
 
+    @Test
+    void shouldFindTheLastCauseAndStopAtACycle() {
+        IOException reset = new IOException("Connection reset");
+        RuntimeException wrapped = new RuntimeException(new ExecutionException(reset));
+        assertSame(reset, ProviderException.rootCause(wrapped));
+        assertSame(reset, ProviderException.rootCause(reset));
+
+        RuntimeException a = new RuntimeException("a");
+        RuntimeException b = new RuntimeException("b", a);
+        a.initCause(b); // a -> b -> a
+        assertInstanceOf(RuntimeException.class, ProviderException.rootCause(a)); // returns instead of looping
+    }
+
     private static List<ProviderException> all() {
         return List.of(new ProviderException.NotFound("n"), new ProviderException.Transient("t"),
                 new ProviderException.QuotaExceeded("q"), new ProviderException.Permanent("p"));

@@ -52,7 +52,7 @@ final class ComputeFailure {
         if (http == null) {
             String lead = find(e, DeadlineExceededException.class) != null
                     ? "no answer from Compute Engine before the deadline" : "no answer from Compute Engine";
-            Throwable root = root(e);
+            Throwable root = ProviderException.rootCause(e);
             return new ProviderException.Transient(what + ": " + lead + " (" + root.getClass().getSimpleName()
                     + (root.getMessage() == null ? "" : ": " + root.getMessage()) + ")", e);
         }
@@ -131,12 +131,4 @@ final class ComputeFailure {
         return null;
     }
 
-    private static Throwable root(Throwable t) {
-        Map<Throwable, Boolean> seen = new IdentityHashMap<>();
-        Throwable root = t;
-        while (root.getCause() != null && seen.put(root, Boolean.TRUE) == null) {
-            root = root.getCause();
-        }
-        return root;
-    }
 }

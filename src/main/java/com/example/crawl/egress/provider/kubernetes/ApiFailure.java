@@ -86,7 +86,7 @@ final class ApiFailure {
         }
         Throwable cause = find(t, ConnectException.class);
         String lead = cause != null ? "cannot connect to the API server" : "no answer from the API server";
-        cause = cause != null ? cause : root(t);
+        cause = cause != null ? cause : ProviderException.rootCause(t);
         return lead + " (" + cause.getClass().getSimpleName()
                 + (cause.getMessage() == null ? "" : ": " + cause.getMessage()) + ")";
     }
@@ -112,12 +112,4 @@ final class ApiFailure {
         return e.getStatus() == null || e.getStatus().getMessage() == null ? "" : e.getStatus().getMessage();
     }
 
-    private static Throwable root(Throwable t) {
-        Map<Throwable, Boolean> seen = new IdentityHashMap<>();
-        Throwable root = t;
-        while (root.getCause() != null && seen.put(root, Boolean.TRUE) == null) {
-            root = root.getCause();
-        }
-        return root;
-    }
 }
