@@ -2,6 +2,7 @@ package com.example.crawl.egress.provider.gcp;
 
 import com.example.crawl.egress.config.ConfigException;
 import com.example.crawl.egress.config.ProviderConfig;
+import com.example.crawl.egress.provider.Checker;
 import com.example.crawl.egress.provider.CreateRequest;
 import com.example.crawl.egress.provider.EgressPolicy;
 import com.example.crawl.egress.provider.Instance;
@@ -9,6 +10,8 @@ import com.example.crawl.egress.provider.InstanceState;
 import com.example.crawl.egress.provider.PasswordFile;
 import com.example.crawl.egress.provider.Provider;
 import com.example.crawl.egress.provider.ProviderException;
+import com.example.crawl.egress.provider.TargetStatus;
+import com.google.api.gax.httpjson.HttpJsonCallContext;
 import com.google.cloud.compute.v1.AggregatedListInstancesRequest;
 import com.google.cloud.compute.v1.DeleteInstanceRequest;
 import com.google.cloud.compute.v1.InsertInstanceRequest;
@@ -19,11 +22,17 @@ import com.google.cloud.compute.v1.Operation;
 import com.google.cloud.compute.v1.Warning;
 import java.security.SecureRandom;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /**
  * The {@code gcp} provider: one Compute Engine VM per Proxy in the provider's project, made and
@@ -40,7 +49,11 @@ import java.util.Set;
  *   <li>{@code listByTag} reads every page of an aggregated list over all zones, filtered on the
  *       managed label, with partial success on so that an unreachable zone is named rather than
  *       failing the request blindly; any unreachable zone then fails the whole listing, since
- *       garbage collection must never take an instance it could not see for one that is gone.</li>
+ *       garbage collection must never take an instance it could not see for one that is gone;</li>
+ *   <li>{@code check} (target: the project id) reads one page of that list with
+ *       {@code maxResults=1} on a virtual thread and returns by the deadline; reasons as
+ *       {@link ComputeCheck}, and {@value ComputeCheck#ZONES_UNREACHABLE} when a zone did not
+ *       answer, since {@code listByTag} then fails too.</li>
  * </ul>
  *
  * <p>Errors are sorted by {@link ComputeFailure#classify}. Every request is bounded by a deadline
@@ -52,7 +65,7 @@ import java.util.Set;
  *
  * <p>Thread-safe (the client is); calls block the caller. {@link #close} releases the client.
  */
-public final class GcpProvider implements Provider, AutoCloseable {
+public final class GcpProvider implements Provider, Checker, AutoCloseable {
 
     static final long REQUEST_TIMEOUT_SECONDS = 20;
     static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(REQUEST_TIMEOUT_SECONDS);
@@ -163,8 +176,82 @@ public final class GcpProvider implements Provider, AutoCloseable {
         return List.copyOf(instances);
     }
 
+    /**
+     * One page of the managed-instance list with {@code maxResults=1}, on a virtual thread, waited
+     * for no later than {@code deadline}; the request is bounded by the same time (and never by
+     * more than {@link #REQUEST_TIMEOUT}), so an abandoned one ends too. Uses the shared client,
+     * never closes it. Target: the project id. Never throws.
+     */
+    @Override
+    public List<TargetStatus> check(Instant deadline) {
+        Map<String, String> details = new TreeMap<>(Map.of("project", project));
+        Duration left = Duration.between(Instant.now(), deadline);
+        if (left.isNegative() || left.isZero()) {
+            return List.of(TargetStatus.notReady(project, ComputeCheck.TIMEOUT, "no time left before the deadline",
+                    details));
+        }
+        String what = "list managed instances in project " + project + " (one page)";
+        AggregatedListInstancesRequest request = AggregatedListInstancesRequest.newBuilder().setProject(project)
+                .setFilter(MANAGED_FILTER).setReturnPartialSuccess(true).setMaxResults(1).build();
+        HttpJsonCallContext bounded = HttpJsonCallContext.createDefault()
+                .withTimeoutDuration(left.compareTo(REQUEST_TIMEOUT) < 0 ? left : REQUEST_TIMEOUT);
+        CompletableFuture<InstanceAggregatedList> listing = new CompletableFuture<>();
+        try {
+            Thread.ofVirtual().name("gcp-check").start(() -> {
+                try {
+                    listing.complete(client.aggregatedListCallable().call(request, bounded));
+                } catch (Throwable t) {
+                    listing.completeExceptionally(t);
+                }
+            });
+            return List.of(verdict(listing.get(left.toNanos(), TimeUnit.NANOSECONDS), details));
+        } catch (ExecutionException e) {
+            Throwable cause = e.getCause() == null ? e : e.getCause();
+            String reason = ComputeCheck.reason(cause);
+            String permission = ComputeCheck.permission(cause);
+            if (ComputeCheck.FORBIDDEN.equals(reason) && !permission.isEmpty()) {
+                details.put("permission", permission);
+            }
+            return List.of(TargetStatus.notReady(project, reason, ComputeCheck.describe(what, cause), details));
+        } catch (TimeoutException e) {
+            return List.of(TargetStatus.notReady(project, ComputeCheck.TIMEOUT, what + ": no answer before the deadline",
+                    details));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return List.of(TargetStatus.notReady(project, ComputeCheck.TIMEOUT, "interrupted while checking", details));
+        } catch (RuntimeException e) {
+            // A check never throws: whatever escaped the mapping above is an API error with its message.
+            return List.of(TargetStatus.notReady(project, ComputeCheck.API_ERROR, what + ": " + e, details));
+        }
+    }
+
+    /** Ready with the number of zones that answered, unless a zone did not: then listByTag fails too. */
+    private TargetStatus verdict(InstanceAggregatedList page, Map<String, String> details) {
+        List<String> unreachable = incomplete(page);
+        long answered = page.getItemsMap().values().stream()
+                .filter(scoped -> !scoped.hasWarning() || !INCOMPLETE.contains(scoped.getWarning().getCode())).count();
+        details.put("zonesAnswered", Long.toString(answered));
+        if (!unreachable.isEmpty()) {
+            return TargetStatus.notReady(project, ComputeCheck.ZONES_UNREACHABLE, "list managed instances in project "
+                    + project + ": incomplete, " + String.join("; ", unreachable)
+                    + "; garbage collection lists nothing while a zone is unreachable", details);
+        }
+        return TargetStatus.ready(project, details);
+    }
+
     /** One page's instances, and every sign that it is not complete. */
     private static void read(InstanceAggregatedList page, List<Instance> instances, List<String> unreachable) {
+        unreachable.addAll(incomplete(page));
+        for (Map.Entry<String, InstancesScopedList> scope : page.getItemsMap().entrySet()) {
+            InstancesScopedList scoped = scope.getValue();
+            String zone = ComputeInstance.zoneName(scope.getKey());
+            scoped.getInstancesList().forEach(vm -> instances.add(ComputeInstance.of(vm, zone)));
+        }
+    }
+
+    /** Every sign that a page is not complete: unreachable scopes, a page or scope warning saying so. */
+    private static List<String> incomplete(InstanceAggregatedList page) {
+        List<String> unreachable = new ArrayList<>();
         page.getUnreachablesList().forEach(scope -> unreachable.add(scope + " unreachable"));
         if (page.hasWarning() && INCOMPLETE.contains(page.getWarning().getCode())) {
             unreachable.add(page.getWarning().getCode() + ": " + page.getWarning().getMessage());
@@ -175,9 +262,8 @@ public final class GcpProvider implements Provider, AutoCloseable {
                 unreachable.add(scope.getKey() + " " + scoped.getWarning().getCode() + ": "
                         + scoped.getWarning().getMessage());
             }
-            String zone = ComputeInstance.zoneName(scope.getKey());
-            scoped.getInstancesList().forEach(vm -> instances.add(ComputeInstance.of(vm, zone)));
         }
+        return unreachable;
     }
 
     /** The instance behind a 409, if it is this owner's; an instance of another owner is never adopted. */
