@@ -37,6 +37,7 @@ class ConditionReasonsDocumentedTest {
     private static final List<String> TARGET_REASON_CLASSES = List.of(
             "com.example.crawl.egress.providerhealth.MonitoredProvider",
             "com.example.crawl.egress.provider.kubernetes.ApiFailure",
+            "com.example.crawl.egress.provider.gcp.ComputeCheck",
             "com.example.crawl.egress.provider.local.LocalProvider");
 
     @Test
@@ -59,9 +60,11 @@ class ConditionReasonsDocumentedTest {
 
     @Test
     void shouldReadTheProviderReasonsFromTheirClasses() throws ReflectiveOperationException {
-        assertTrue(reasonConstants(Class.forName(TARGET_REASON_CLASSES.get(2))).containsAll(
+        assertTrue(reasonConstants(Class.forName(TARGET_REASON_CLASSES.get(3))).containsAll(
                 Set.of("SquidMissing", "StateDirUnwritable")));
         assertTrue(reasonConstants(Class.forName(TARGET_REASON_CLASSES.get(1))).contains("Forbidden"));
+        assertTrue(reasonConstants(Class.forName(TARGET_REASON_CLASSES.get(2))).containsAll(
+                Set.of("APIDisabled", "ProjectNotFound", "QuotaExceeded")));
     }
 
     private static Set<String> reasonConstants(Class<?> type) throws IllegalAccessException {
