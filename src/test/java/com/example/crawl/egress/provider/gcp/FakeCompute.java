@@ -90,8 +90,13 @@ final class FakeCompute implements AutoCloseable {
 
     /** The real client against this endpoint: no credentials, one attempt per call, {@code timeout} each. */
     InstancesClient client(Duration timeout) {
+        return clientFor(endpoint(), timeout);
+    }
+
+    /** The real client against any endpoint (one where nothing listens, say). */
+    static InstancesClient clientFor(String endpoint, Duration timeout) {
         try {
-            return InstancesClient.create(ComputeClients.settings(endpoint(), NoCredentialsProvider.create(), timeout));
+            return InstancesClient.create(ComputeClients.settings(endpoint, NoCredentialsProvider.create(), timeout));
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
