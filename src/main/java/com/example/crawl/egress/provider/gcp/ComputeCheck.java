@@ -8,9 +8,7 @@ import com.google.gson.JsonParser;
 import java.net.SocketTimeoutException;
 import java.net.http.HttpTimeoutException;
 import java.util.ArrayList;
-import java.util.IdentityHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeoutException;
 import java.util.regex.Matcher;
@@ -57,7 +55,7 @@ final class ComputeCheck {
 
     /** The reason for a check call that failed with {@code e}. */
     static String reason(Throwable e) {
-        HttpResponseException http = find(e, HttpResponseException.class);
+        HttpResponseException http = ComputeFailure.find(e, HttpResponseException.class);
         if (http == null) {
             return timedOut(e) ? TIMEOUT : UNREACHABLE;
         }
@@ -83,7 +81,7 @@ final class ComputeCheck {
 
     /** The permission a 403's message names ({@code compute.instances.list}), or empty. */
     static String permission(Throwable e) {
-        HttpResponseException http = find(e, HttpResponseException.class);
+        HttpResponseException http = ComputeFailure.find(e, HttpResponseException.class);
         if (http == null) {
             return "";
         }
@@ -93,8 +91,10 @@ final class ComputeCheck {
 
     /** Whether {@code e} or a cause is a call that ran out of time. */
     static boolean timedOut(Throwable e) {
-        return find(e, DeadlineExceededException.class) != null || find(e, HttpTimeoutException.class) != null
-                || find(e, TimeoutException.class) != null || find(e, SocketTimeoutException.class) != null;
+        return ComputeFailure.find(e, DeadlineExceededException.class) != null
+                || ComputeFailure.find(e, HttpTimeoutException.class) != null
+                || ComputeFailure.find(e, TimeoutException.class) != null
+                || ComputeFailure.find(e, SocketTimeoutException.class) != null;
     }
 
     /** {@code error.details[].reason} ({@code google.rpc.ErrorInfo}: {@code SERVICE_DISABLED}); empty when absent. */
@@ -114,17 +114,6 @@ final class ComputeCheck {
             // No body, or not Google's: the status decides.
         }
         return out;
-    }
-
-    /** The first of {@code t} and its causes that is a {@code type}, or null; a cycle ends the walk. */
-    private static <T extends Throwable> T find(Throwable t, Class<T> type) {
-        Map<Throwable, Boolean> seen = new IdentityHashMap<>();
-        for (Throwable c = t; c != null && seen.put(c, Boolean.TRUE) == null; c = c.getCause()) {
-            if (type.isInstance(c)) {
-                return type.cast(c);
-            }
-        }
-        return null;
     }
 
     /** The target message: {@code what}, then the HTTP status, Google's reasons and message, or the cause. */

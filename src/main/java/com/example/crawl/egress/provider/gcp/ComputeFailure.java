@@ -121,7 +121,7 @@ final class ComputeFailure {
     }
 
     /** The first of {@code t} and its causes that is a {@code type}, or null; a cycle ends the walk. */
-    private static <T extends Throwable> T find(Throwable t, Class<T> type) {
+    static <T extends Throwable> T find(Throwable t, Class<T> type) {
         Map<Throwable, Boolean> seen = new IdentityHashMap<>();
         for (Throwable c = t; c != null && seen.put(c, Boolean.TRUE) == null; c = c.getCause()) {
             if (type.isInstance(c)) {
