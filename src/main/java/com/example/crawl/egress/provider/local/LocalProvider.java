@@ -13,11 +13,8 @@ import com.example.crawl.egress.provider.ProviderException;
 import com.example.crawl.egress.provider.TargetStatus;
 import com.example.crawl.egress.provider.local.InstanceDir.Facts;
 
-import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.InetSocketAddress;
-import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -28,7 +25,6 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.security.SecureRandom;
 import java.time.Clock;
-import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -37,12 +33,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.stream.Stream;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * Proxies as Squid child processes on this machine, for local mode and tests.
@@ -81,16 +72,6 @@ public final class LocalProvider implements Provider, Checker, AutoCloseable {
     static final String SQUID_MISSING = "SquidMissing";
     /** Check reason: the state directory is missing or not writable. */
     static final String STATE_DIR_UNWRITABLE = "StateDirUnwritable";
-    private static final Logger LOG = LoggerFactory.getLogger(LocalProvider.class);
-    private static final Duration ACCEPT_CHECK = Duration.ofMillis(200);
-    /**
-     * How long {@code create} waits for a Squid it started to accept connections. Squid listens
-     * within a few hundred milliseconds; answering Running from the create itself saves the
-     * reconciler a provisioning poll ({@code --provisioning-poll}, 10 s by default).
-     */
-    private static final Duration START_WAIT = Duration.ofSeconds(3);
-    private static final Duration START_POLL = Duration.ofMillis(10);
-    private static final Duration STOP_WAIT = Duration.ofSeconds(5);
     private static final Set<PosixFilePermission> PRIVATE = PosixFilePermissions.fromString("rwx------");
 
     private final Path stateDir;
@@ -146,7 +127,7 @@ public final class LocalProvider implements Provider, Checker, AutoCloseable {
             try {
                 prepare(dir, facts, req);
                 dir.write(facts); // before the start: a crash in between leaves a Stopped instance, never a lost process
-                return started(dir, start(dir, facts));
+                return started(dir, SquidProcess.start(squid.squid(), dir, facts));
             } catch (IOException e) {
                 throw new ProviderException.Transient("cannot start squid for " + req.name() + ": " + e.getMessage(), e);
             }
@@ -158,12 +139,12 @@ public final class LocalProvider implements Provider, Checker, AutoCloseable {
             throw new ProviderException.Permanent("local instance " + req.name() + " belongs to another Proxy (UID "
                     + facts.ownerUid() + ")");
         }
-        if (squidOf(dir, facts).isPresent()) {
+        if (SquidProcess.of(dir, facts).isPresent()) {
             return instance(dir, facts);
         }
         try {
             prepare(dir, facts, req); // with the request's credentials, which may be newer than the files
-            return started(dir, start(dir, facts));
+            return started(dir, SquidProcess.start(squid.squid(), dir, facts));
         } catch (IOException e) {
             throw new ProviderException.Transient("cannot start squid for " + req.name() + ": " + e.getMessage(), e);
         }
@@ -192,7 +173,7 @@ public final class LocalProvider implements Provider, Checker, AutoCloseable {
             try {
                 Optional<Facts> facts = dir.read();
                 if (facts.isPresent()) {
-                    stop(dir, facts.get());
+                    SquidProcess.stop(dir, facts.get());
                 }
                 dir.remove();
             } catch (IOException | UncheckedIOException e) {
@@ -233,7 +214,7 @@ public final class LocalProvider implements Provider, Checker, AutoCloseable {
     @Override
     public void close() {
         for (InstanceDir dir : dirs()) {
-            dir.read().ifPresent(f -> stop(dir, f));
+            dir.read().ifPresent(f -> SquidProcess.stop(dir, f));
         }
     }
 
@@ -245,107 +226,27 @@ public final class LocalProvider implements Provider, Checker, AutoCloseable {
     public int sweep() throws IOException {
         List<InstanceDir> all = dirs();
         for (InstanceDir dir : all) {
-            dir.read().ifPresent(f -> stop(dir, f));
+            dir.read().ifPresent(f -> SquidProcess.stop(dir, f));
             dir.remove();
         }
         return all.size();
     }
 
     /**
-     * Starts Squid in the instance's {@code run/} directory, the working directory its relative
-     * paths (password file, logs) resolve from.
-     */
-    private Facts start(InstanceDir dir, Facts facts) throws IOException {
-        Process p = new ProcessBuilder(squid.squid().toString(), "-N", "-f", dir.config().toString())
-                .directory(dir.run().toFile())
-                .redirectErrorStream(true)
-                .redirectOutput(ProcessBuilder.Redirect.appendTo(dir.output().toFile()))
-                .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
-                .start();
-        Facts running = facts.withPid(p.pid());
-        dir.write(running);
-        return running;
-    }
-
-    /**
-     * The instance just started, once its Squid accepts connections: Running with its address.
-     * Provisioning when it does not within {@link #START_WAIT} (the reconciler polls again), and
+     * The instance just started, once its Squid accepts connections ({@link SquidProcess#awaitAccepting}):
+     * Running with its address; Provisioning when it does not yet (the reconciler polls again);
      * Stopped when the process died meanwhile.
      */
     private Instance started(InstanceDir dir, Facts f) {
-        long deadline = System.nanoTime() + START_WAIT.toNanos();
-        Optional<ProcessHandle> process = ProcessHandle.of(f.pid());
-        while (process.filter(ProcessHandle::isAlive).isPresent() && !accepting(f)
-                && System.nanoTime() - deadline < 0) {
-            try {
-                Thread.sleep(START_POLL);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                break;
-            }
-        }
+        SquidProcess.awaitAccepting(f);
         return instance(dir, f);
     }
 
     private Instance instance(InstanceDir dir, Facts f) {
-        InstanceState state = squidOf(dir, f).isEmpty() ? InstanceState.Stopped
-                : accepting(f) ? InstanceState.Running : InstanceState.Provisioning;
+        InstanceState state = SquidProcess.of(dir, f).isEmpty() ? InstanceState.Stopped
+                : SquidProcess.accepting(f) ? InstanceState.Running : InstanceState.Provisioning;
         return new Instance(ID_PREFIX + f.name(), f.name(), f.ownerUid(), state,
                 state == InstanceState.Running ? f.address() : null, f.createdAt());
-    }
-
-    /**
-     * The recorded process, if it runs and is provably this instance's Squid: {@code /proc} shows a
-     * {@code squid} binary started with {@code -f} and this instance's configuration file (a path
-     * inside the operator's own 0700 state directory). A recycled pid, or a process whose command
-     * line cannot be read, is not.
-     */
-    private Optional<ProcessHandle> squidOf(InstanceDir dir, Facts f) {
-        if (f.pid() <= 0) {
-            return Optional.empty();
-        }
-        return ProcessHandle.of(f.pid()).filter(ProcessHandle::isAlive).filter(h -> runs(h.info(), dir.config()));
-    }
-
-    private static boolean runs(ProcessHandle.Info info, Path config) {
-        Optional<String> command = info.command();
-        Optional<String[]> arguments = info.arguments();
-        if (command.isEmpty() || arguments.isEmpty() || !command.get().endsWith("squid")) {
-            return false;
-        }
-        List<String> args = List.of(arguments.get());
-        int f = args.indexOf("-f");
-        return f >= 0 && f + 1 < args.size() && args.get(f + 1).equals(config.toString());
-    }
-
-    private static boolean accepting(Facts f) {
-        try (Socket s = new Socket()) {
-            s.connect(new InetSocketAddress(f.address(), f.port()), (int) ACCEPT_CHECK.toMillis());
-            return true;
-        } catch (IOException e) {
-            return false;
-        }
-    }
-
-    /** Kills the instance's Squid; a live process that is not provably it is reported, never signalled. */
-    private void stop(InstanceDir dir, Facts f) {
-        Optional<ProcessHandle> ours = squidOf(dir, f);
-        if (ours.isEmpty()) {
-            if (f.pid() > 0 && ProcessHandle.of(f.pid()).filter(ProcessHandle::isAlive).isPresent()) {
-                LOG.atWarn().addKeyValue("instance", f.name()).addKeyValue("pid", f.pid())
-                        .log("Recorded process is not this instance's Squid; leaving it alone");
-            }
-            return;
-        }
-        ProcessHandle h = ours.get();
-        h.destroyForcibly(); // no cache, nothing to flush: a graceful stop would only cost seconds
-        try {
-            h.onExit().get(STOP_WAIT.toMillis(), TimeUnit.MILLISECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        } catch (ExecutionException | TimeoutException e) {
-            // reported by the next get as still alive; delete is retried
-        }
     }
 
     /**
