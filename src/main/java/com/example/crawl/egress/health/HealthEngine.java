@@ -9,7 +9,6 @@ import com.example.crawl.egress.controller.ProxyKey;
 import com.example.crawl.egress.queue.NanoClock;
 import com.example.crawl.egress.tracing.ActiveSpan;
 
-import io.opentelemetry.api.trace.SpanKind;
 import io.opentelemetry.api.trace.Tracer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -375,9 +374,9 @@ public final class HealthEngine implements HealthSource, AutoCloseable {
 
     private void probe(Job job) {
         Optional<HealthVerdict> taken = Optional.empty();
-        try (ActiveSpan span = probeSpan(job)) {
+        try (ActiveSpan span = config.trace() ? ProbeSpans.start(tracer, job.key(), job.target()) : ActiveSpan.none()) {
             ProbeResult result = prober.probe(job.target());
-            traced(span, result);
+            ProbeSpans.record(span, result);
             taken = apply(job, result);
         } catch (RuntimeException e) {
             LOG.atError().setCause(e).addKeyValue("namespace", job.key().namespace())
@@ -395,25 +394,6 @@ public final class HealthEngine implements HealthSource, AutoCloseable {
             } finally {
                 lock.unlock();
             }
-        }
-    }
-
-    private ActiveSpan probeSpan(Job job) {
-        if (!config.trace()) {
-            return ActiveSpan.none();
-        }
-        ProbeTarget target = job.target();
-        return ActiveSpan.start(tracer.spanBuilder(SPAN).setNoParent().setSpanKind(SpanKind.CLIENT)
-                .setAttribute("proxy.namespace", job.key().namespace()).setAttribute("proxy.name", job.key().name())
-                .setAttribute("server.address", target.proxyHost()).setAttribute("server.port", target.proxyPort())
-                .setAttribute("probe.target", target.url().getHost() + ":" + target.targetPort()));
-    }
-
-    private static void traced(ActiveSpan span, ProbeResult result) {
-        switch (result) {
-            case ProbeResult.Success ok -> span.set("probe.result", "Success").set("probe.status_code", ok.status());
-            case ProbeResult.Failure f -> span.set("probe.result", f.reason().name())
-                    .failed(f.reason().name(), f.message());
         }
     }
 
