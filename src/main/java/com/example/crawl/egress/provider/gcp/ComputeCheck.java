@@ -2,13 +2,8 @@ package com.example.crawl.egress.provider.gcp;
 
 import com.google.api.client.http.HttpResponseException;
 import com.google.api.gax.rpc.DeadlineExceededException;
-import com.google.gson.JsonElement;
-import com.google.gson.JsonObject;
-import com.google.gson.JsonParser;
 import java.net.SocketTimeoutException;
 import java.net.http.HttpTimeoutException;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Set;
 import java.util.concurrent.TimeoutException;
 import java.util.regex.Matcher;
@@ -44,8 +39,6 @@ final class ComputeCheck {
     static final String ZONES_UNREACHABLE = "ZonesUnreachable";
     static final String API_ERROR = "APIError";
 
-    private static final Set<String> QUOTA_REASONS = Set.of(ComputeFailure.RATE_LIMIT, "userRateLimitExceeded",
-            ComputeFailure.QUOTA, "RATE_LIMIT_EXCEEDED", "QUOTA_EXCEEDED");
     private static final Set<String> DISABLED_REASONS = Set.of("accessNotConfigured", "SERVICE_DISABLED");
     /** Google's wording: {@code Required 'compute.instances.list' permission for 'projects/p'}. */
     private static final Pattern PERMISSION = Pattern.compile("'([a-z][A-Za-z0-9]*(?:\\.[A-Za-z0-9]+)+)' permission");
@@ -60,19 +53,16 @@ final class ComputeCheck {
             return timedOut(e) ? TIMEOUT : UNREACHABLE;
         }
         ComputeFailure.GoogleError error = ComputeFailure.GoogleError.parse(http);
-        List<String> reasons = new ArrayList<>(error.reasons());
-        reasons.addAll(detailReasons(http.getContent()));
-        int code = http.getStatusCode();
-        if (code == 401) {
+        if (error.code() == 401) {
             return UNAUTHORIZED;
         }
-        if (code == 429 || "RESOURCE_EXHAUSTED".equals(error.status()) || reasons.stream().anyMatch(QUOTA_REASONS::contains)) {
+        if (error.exhausted()) {
             return QUOTA_EXCEEDED;
         }
-        if (reasons.stream().anyMatch(DISABLED_REASONS::contains)) {
+        if (error.says(DISABLED_REASONS)) {
             return API_DISABLED;
         }
-        return switch (code) {
+        return switch (error.code()) {
             case 403 -> FORBIDDEN;
             case 404 -> PROJECT_NOT_FOUND;
             default -> API_ERROR;
@@ -95,25 +85,6 @@ final class ComputeCheck {
                 || ComputeFailure.find(e, HttpTimeoutException.class) != null
                 || ComputeFailure.find(e, TimeoutException.class) != null
                 || ComputeFailure.find(e, SocketTimeoutException.class) != null;
-    }
-
-    /** {@code error.details[].reason} ({@code google.rpc.ErrorInfo}: {@code SERVICE_DISABLED}); empty when absent. */
-    private static List<String> detailReasons(String content) {
-        List<String> out = new ArrayList<>();
-        try {
-            JsonObject error = JsonParser.parseString(content).getAsJsonObject().getAsJsonObject("error");
-            if (error != null && error.has("details") && error.get("details").isJsonArray()) {
-                for (JsonElement item : error.getAsJsonArray("details")) {
-                    JsonElement reason = item.isJsonObject() ? item.getAsJsonObject().get("reason") : null;
-                    if (reason != null && reason.isJsonPrimitive()) {
-                        out.add(reason.getAsString());
-                    }
-                }
-            }
-        } catch (RuntimeException notGoogleJson) {
-            // No body, or not Google's: the status decides.
-        }
-        return out;
     }
 
     /** The target message: {@code what}, then the HTTP status, Google's reasons and message, or the cause. */

@@ -23,7 +23,8 @@ import java.util.Set;
  *   <li>404: NotFound. Callers decide what it means ({@code get}: the instance is gone);</li>
  *   <li>429, or a reason of {@value #RATE_LIMIT}, {@code userRateLimitExceeded},
  *       {@value #QUOTA}, {@code ZONE_RESOURCE_POOL_EXHAUSTED} (a zone out of capacity) or a status
- *       {@code RESOURCE_EXHAUSTED}, whatever the HTTP status: QuotaExceeded, a wait;</li>
+ *       {@code RESOURCE_EXHAUSTED}, whatever the HTTP status (a reason may also come as an ErrorInfo's
+ *       in {@code details[]}): QuotaExceeded, a wait;</li>
  *   <li>a reason of {@code resourceNotReady} (a delete while the insert is still running) or
  *       {@code resourceInUseByAnotherResource}: Transient, the other operation ends;</li>
  *   <li>400 (invalid field, machine type not in the zone) and 403 (permission denied, API not
@@ -39,8 +40,10 @@ final class ComputeFailure {
 
     static final String RATE_LIMIT = "rateLimitExceeded";
     static final String QUOTA = "quotaExceeded";
+    /** Rate limits, exhausted quotas and zones: {@code errors[].reason}, or an ErrorInfo's in {@code details[]}. */
     private static final Set<String> QUOTA_REASONS = Set.of(RATE_LIMIT, "userRateLimitExceeded", QUOTA,
-            "ZONE_RESOURCE_POOL_EXHAUSTED", "ZONE_RESOURCE_POOL_EXHAUSTED_WITH_DETAILS", "QUOTA_EXCEEDED");
+            "ZONE_RESOURCE_POOL_EXHAUSTED", "ZONE_RESOURCE_POOL_EXHAUSTED_WITH_DETAILS", "QUOTA_EXCEEDED",
+            "RATE_LIMIT_EXCEEDED");
     private static final Set<String> BUSY_REASONS = Set.of("resourceNotReady", "resourceInUseByAnotherResource");
 
     private ComputeFailure() {
@@ -59,11 +62,10 @@ final class ComputeFailure {
         GoogleError error = GoogleError.parse(http);
         String message = what + ": " + error.describe();
         int code = http.getStatusCode();
-        if (code == 429 || "RESOURCE_EXHAUSTED".equals(error.status())
-                || error.reasons().stream().anyMatch(QUOTA_REASONS::contains)) {
+        if (error.exhausted()) {
             return new ProviderException.QuotaExceeded(message, e);
         }
-        if (error.reasons().stream().anyMatch(BUSY_REASONS::contains)) {
+        if (error.says(BUSY_REASONS)) {
             return new ProviderException.Transient(message, e);
         }
         return switch (code) {
@@ -83,11 +85,13 @@ final class ComputeFailure {
      * Google's error body, as far as it could be read.
      *
      * @param reasons every {@code errors[].reason}
+     * @param details  every {@code details[].reason} ({@code google.rpc.ErrorInfo}, e.g. {@code SERVICE_DISABLED})
      */
-    record GoogleError(int code, String message, List<String> reasons, String status) {
+    record GoogleError(int code, String message, List<String> reasons, String status, List<String> details) {
 
         static GoogleError parse(HttpResponseException http) {
             List<String> reasons = new ArrayList<>();
+            List<String> details = new ArrayList<>();
             String message = http.getStatusMessage() == null ? "" : http.getStatusMessage();
             String status = "";
             try {
@@ -101,10 +105,27 @@ final class ComputeFailure {
                         }
                     }
                 }
+                if (error.has("details") && error.get("details").isJsonArray()) {
+                    for (JsonElement item : error.getAsJsonArray("details")) {
+                        if (item.isJsonObject() && item.getAsJsonObject().has("reason")) {
+                            details.add(string(item.getAsJsonObject(), "reason", ""));
+                        }
+                    }
+                }
             } catch (RuntimeException notGoogleJson) {
                 // A proxy or load balancer answered, not the API: the HTTP status is all there is.
             }
-            return new GoogleError(http.getStatusCode(), message, List.copyOf(reasons), status);
+            return new GoogleError(http.getStatusCode(), message, List.copyOf(reasons), status, List.copyOf(details));
+        }
+
+        /** Whether Google said any of {@code names}, as an error reason or an ErrorInfo reason. */
+        boolean says(Set<String> names) {
+            return reasons.stream().anyMatch(names::contains) || details.stream().anyMatch(names::contains);
+        }
+
+        /** A rate limit or an exhausted quota or zone, whatever the HTTP status: a wait, not a fault. */
+        boolean exhausted() {
+            return code == 429 || "RESOURCE_EXHAUSTED".equals(status) || says(QUOTA_REASONS);
         }
 
         /** {@code HTTP 403 quotaExceeded: Quota 'CPUS' exceeded.}: status, reasons, message. */
