@@ -249,8 +249,7 @@ public final class HealthEngine implements HealthSource, AutoCloseable {
             long now = seams.nanos().nanoTime();
             ProxyHealth fresh = new ProxyHealth(s, now, listings);
             states.put(s.key(), fresh);
-            fresh.planned();
-            planned.add(new Job(s.key(), fresh, s.target(), now));
+            plan(s.key(), fresh);
             signalled = true;
             wake.signalAll();
         } finally {
@@ -310,9 +309,14 @@ public final class HealthEngine implements HealthSource, AutoCloseable {
             h.update(s);
         }
         if (!h.busy() && h.nextDue() - (now + TICK.toNanos()) < 0) {
-            h.planned();
-            planned.add(new Job(s.key(), h, h.subject().target(), h.nextDue()));
+            plan(s.key(), h);
         }
+    }
+
+    /** Plans {@code h}'s next probe, due at {@code h.nextDue()}. Under the lock. */
+    private void plan(ProxyKey key, ProxyHealth h) {
+        h.planned();
+        planned.add(new Job(key, h, h.subject().target(), h.nextDue()));
     }
 
     /**
