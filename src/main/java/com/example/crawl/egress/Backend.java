@@ -7,6 +7,7 @@ import com.example.crawl.egress.local.LocalMode;
 import com.example.crawl.egress.provider.EgressPolicy;
 import com.example.crawl.egress.provider.ProviderDecorator;
 import com.example.crawl.egress.provider.ProviderRegistry;
+import com.example.crawl.egress.provider.gcp.GcpProvider;
 import com.example.crawl.egress.provider.kubernetes.PodProvider;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
@@ -53,8 +54,10 @@ record Backend(OperatorConfig config, KubernetesClient client, ProviderRegistry 
         // Before the registry: the kubernetes provider shares the operator's client.
         KubernetesClient client = shutdown.register(Shutdown.Stage.CLIENTS, new KubernetesClientBuilder().build());
         EgressPolicy policy = EgressPolicy.from(config.egress());
-        return new Backend(config, client, ProviderRegistry.build(providers,
-                Map.of("kubernetes", c -> PodProvider.create(c, client, policy)), decoration), Optional.empty());
+        return new Backend(config, client, ProviderRegistry.build(providers, Map.of(
+                "kubernetes", c -> PodProvider.create(c, client, policy),
+                "gcp", c -> shutdown.register(Shutdown.Stage.CLIENTS, GcpProvider.create(c, config.clusterName(), policy))),
+                decoration), Optional.empty());
     }
 
     private static Backend local(OperatorConfig config, ProviderDecorator decoration, Shutdown shutdown)

@@ -141,10 +141,30 @@ class MainTest {
     @Test
     void shouldExitTwoNamingTheProviderTypesThisBuildHas(@TempDir Path dir) throws Exception {
         Path file = dir.resolve("providers.yaml");
-        Files.writeString(file, "providers: [{name: gcp-eu, type: gcp, gcp: {project: crawl-eu}}]\n");
+        Files.writeString(file, "providers: [{name: kvm-home, type: kvm, kvm: {hosts: [{name: h, address: x, user: u, "
+                + "privateKeyFile: k, knownHostsFile: kh}]}}]\n");
         assertEquals(2, run(Map.of("DISCOVERY_TOKEN", "t"), "--providers-config=" + file));
-        assertEquals("egress-proxies-operator: providers config: providers[0] (gcp-eu).type: no provider of type "
-                + "\"gcp\" in this build (available: kubernetes)\n", err());
+        assertEquals("egress-proxies-operator: providers config: providers[0] (kvm-home).type: no provider of type "
+                + "\"kvm\" in this build (available: gcp, kubernetes)\n", err());
+    }
+
+    @Test
+    void shouldRefuseAGcpProviderWithoutAClusterName(@TempDir Path dir) throws Exception {
+        Path file = dir.resolve("providers.yaml");
+        Files.writeString(file, "providers: [{name: gcp-eu, type: gcp, gcp: {project: crawl-eu, "
+                + "endpoint: \"http://127.0.0.1:9\"}}]\n");
+        assertEquals(2, run(Map.of("DISCOVERY_TOKEN", "t"), "--providers-config=" + file));
+        assertEquals("egress-proxies-operator: providers config: provider gcp-eu (type gcp) needs --cluster-name: a name "
+                + "for this installation, unique among the operators using project crawl-eu; its VMs are labelled with "
+                + "it, and only VMs with it are listed and collected as orphans\n", err());
+    }
+
+    @Test
+    void shouldRefuseAClusterNameThatIsNoLabelValue() {
+        assertEquals(2, run(Map.of("DISCOVERY_TOKEN", "t"), "--cluster-name=Prod_EU"));
+        assertEquals("egress-proxies-operator: invalid value \"Prod_EU\" for flag --cluster-name: must be lowercase "
+                + "letters, digits and '-', start with a letter, not end with '-', at most 63 characters (it becomes a "
+                + "label value on every VM)\n", err());
     }
 
     @Test

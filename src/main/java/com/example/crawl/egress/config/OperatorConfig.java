@@ -12,6 +12,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.regex.Pattern;
 import java.util.TreeSet;
 import java.util.stream.Stream;
 import org.slf4j.event.Level;
@@ -29,6 +30,8 @@ import org.slf4j.event.Level;
  * @param localSquid      the squid executable local mode runs, looked up on the PATH unless a path
  * @param proxyNamespace  watch Proxies in this namespace only; empty means all namespaces
  * @param providersConfig the providers config file, if any
+ * @param clusterName     this installation's name among operators sharing a cloud project, or empty;
+ *                        a valid GCE label value ({@link #CLUSTER_NAME})
  */
 public record OperatorConfig(
         boolean local,
@@ -36,6 +39,7 @@ public record OperatorConfig(
         String localSquid,
         String proxyNamespace,
         Optional<Path> providersConfig,
+        String clusterName,
         LeaderElection leaderElection,
         Endpoints endpoints,
         Reconcile reconcile,
@@ -184,6 +188,7 @@ public record OperatorConfig(
                 f.string("proxy-namespace"),
                 f.string("providers-config").isEmpty()
                         ? Optional.empty() : Optional.of(Path.of(f.string("providers-config"))),
+                clusterName(f),
                 leaderElection(f, env, local),
                 new Endpoints(optionalAddress(f, "metrics-address"), optionalAddress(f, "health-address"),
                         f.address("discovery-address")),
@@ -202,9 +207,9 @@ public record OperatorConfig(
 
     /** This config with another discovery token (local mode generates one when none is set). */
     public OperatorConfig withDiscoveryToken(String token) {
-        return new OperatorConfig(local, localStateDir, localSquid, proxyNamespace, providersConfig, leaderElection,
-                endpoints, reconcile, gc, providerChecks, leases, discovery.withToken(token), egress, probes, logging,
-                tracing);
+        return new OperatorConfig(local, localStateDir, localSquid, proxyNamespace, providersConfig, clusterName,
+                leaderElection, endpoints, reconcile, gc, providerChecks, leases, discovery.withToken(token), egress,
+                probes, logging, tracing);
     }
 
     /** The {@code --help} text: what the program does, the environment it reads, every flag. */
@@ -307,6 +312,21 @@ public record OperatorConfig(
     /** The longest wait between two of fabric8's attempts: the period plus its largest jitter, in whole milliseconds. */
     static Duration longestRetryWait(Duration retryPeriod) {
         return retryPeriod.plusMillis((long) Math.ceil(retryPeriod.toMillis() * LEADER_ELECTION_JITTER));
+    }
+
+    /**
+     * What {@code --cluster-name} may be: a Compute Engine label value (which also fits a
+     * Kubernetes label value and a DNS label), since it is written as one on every VM.
+     */
+    public static final Pattern CLUSTER_NAME = Pattern.compile("[a-z]([-a-z0-9]{0,61}[a-z0-9])?");
+
+    private static String clusterName(Flags f) throws ConfigException {
+        String name = f.string("cluster-name");
+        if (!name.isEmpty() && !CLUSTER_NAME.matcher(name).matches()) {
+            throw Flags.invalid("cluster-name", name, "must be lowercase letters, digits and '-', start with a letter, "
+                    + "not end with '-', at most 63 characters (it becomes a label value on every VM)");
+        }
+        return name;
     }
 
     private static Reconcile reconcile(Flags f) throws ConfigException {

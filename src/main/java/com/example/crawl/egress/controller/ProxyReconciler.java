@@ -32,7 +32,9 @@ import org.slf4j.LoggerFactory;
  * rules is {@code InvalidSpec}; {@code External} records its endpoint; {@code Managed} runs
  * {@link #managed}: finalizer, unknown provider, the permanent-failure latch, cloud-init, the
  * credentials (generated into the Proxy's Secret before anything is created), then create, adopt,
- * replace or observe by comparing the spec hash with the annotation.
+ * replace or observe by comparing the spec hash with the annotation. The instance of a Proxy
+ * provisioned and Running is read through {@link DriftReads}, which may answer from a listing
+ * shared by all Proxies of its provider.
  *
  * <p>What a person should see as a Kubernetes Event (an instance created, replaced or deleted, a
  * permanent or quota failure, health turning bad) is noted during the pass and handed to the
@@ -58,6 +60,7 @@ public final class ProxyReconciler {
     private final SupersededVersions versions = new SupersededVersions();
     private final SecureRandom random = new SecureRandom();
     private final DeleteFlow deleteFlow;
+    private final DriftReads driftReads;
     private final Tracer tracer;
 
     /** @param tracer makes the spans of the reconcile's steps */
@@ -70,6 +73,7 @@ public final class ProxyReconciler {
         this.intervals = intervals;
         this.clock = clock;
         this.deleteFlow = new DeleteFlow(providers, store, intervals);
+        this.driftReads = new DriftReads(providers, intervals.driftPoll(), clock);
         this.tracer = tracer;
     }
 
@@ -211,7 +215,7 @@ public final class ProxyReconciler {
         }
         Instance instance;
         try {
-            instance = provider.get(providerID);
+            instance = driftReads.read(pass.spec().provider(), provider, providerID, lastRunningAddress(pass));
         } catch (ProviderException.NotFound e) {
             LOG.atInfo().addKeyValue("providerID", providerID).log("Instance is gone; creating a new one");
             pass.stage(s -> s.withProviderID(null));
@@ -219,6 +223,12 @@ public final class ProxyReconciler {
             return create(pass, provider, shape);
         }
         return observe(pass, provider, instance);
+    }
+
+    /** The address the instance was last seen Running at, while the Proxy is provisioned on it; else null. */
+    private static String lastRunningAddress(Pass pass) {
+        return pass.provisioned().filter(c -> c.isTrue() && c.hasReason(Reason.Created)).isPresent()
+                ? pass.status().ip() : null;
     }
 
     /**

@@ -11,7 +11,7 @@ import com.example.crawl.egress.config.ProviderConfig;
  * <pre>{@code
  * Map<String, ProviderFactory> factories = Map.of(
  *         "kubernetes", c -> PodProvider.create(c, client),
- *         "gcp", c -> GcpProvider.create(c, policy));
+ *         "gcp", c -> GcpProvider.create(c, clusterName, policy));
  * }</pre>
  *
  * <p>Called once per entry, at start-up, on {@code Main}'s thread. It may read files named in the

@@ -4,11 +4,13 @@ import com.example.crawl.egress.config.ConfigException;
 import com.example.crawl.egress.config.ProviderConfig;
 import com.example.crawl.egress.config.ProvidersConfig;
 import java.util.Collections;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import java.util.TreeSet;
 
 /**
@@ -27,11 +29,14 @@ public final class ProviderRegistry {
     private final Map<String, Provider> providers;
     private final Map<String, Checker> checkers;
     private final Map<String, String> types;
+    private final Set<String> listsForDrift;
 
-    private ProviderRegistry(Map<String, Provider> providers, Map<String, Checker> checkers, Map<String, String> types) {
+    private ProviderRegistry(Map<String, Provider> providers, Map<String, Checker> checkers, Map<String, String> types,
+            Set<String> listsForDrift) {
         this.providers = Collections.unmodifiableMap(providers);
         this.checkers = Collections.unmodifiableMap(checkers);
         this.types = Collections.unmodifiableMap(types);
+        this.listsForDrift = Set.copyOf(listsForDrift);
     }
 
     /**
@@ -49,6 +54,7 @@ public final class ProviderRegistry {
         Map<String, Provider> providers = new LinkedHashMap<>();
         Map<String, Checker> checkers = new LinkedHashMap<>();
         Map<String, String> types = new LinkedHashMap<>();
+        Set<String> listsForDrift = new HashSet<>();
         List<ProviderConfig> entries = config.providers();
         for (int i = 0; i < entries.size(); i++) {
             ProviderConfig entry = entries.get(i);
@@ -62,11 +68,14 @@ public final class ProviderRegistry {
             if (raw instanceof Checker checker) {
                 checkers.put(entry.name(), checker);
             }
+            if (raw instanceof ListsForDrift) {
+                listsForDrift.add(entry.name());
+            }
             providers.put(entry.name(), Objects.requireNonNull(decoration.decorate(entry.name(), raw),
                     "decoration returned null for " + entry.name()));
             types.put(entry.name(), entry.type());
         }
-        return new ProviderRegistry(providers, checkers, types);
+        return new ProviderRegistry(providers, checkers, types, listsForDrift);
     }
 
     /** The decorated provider configured under {@code name}, if any. */
@@ -80,6 +89,11 @@ public final class ProviderRegistry {
      */
     public Map<String, Checker> checkers() {
         return checkers;
+    }
+
+    /** Whether the provider configured under {@code name} is {@link ListsForDrift}. */
+    public boolean listsForDrift(String name) {
+        return listsForDrift.contains(name);
     }
 
     /** Every configured provider's name, in config order. */

@@ -69,6 +69,25 @@ class OperatorConfigTest {
         assertEquals(LogFormat.TEXT, c.logging().format());
     }
 
+    @Test
+    void shouldHaveNoClusterNameUnlessGiven() throws ConfigException {
+        assertEquals("", parse().clusterName());
+    }
+
+    @ParameterizedTest
+    @CsvSource({"a", "crawl-prod-eu", "c0", "a23456789012345678901234567890123456789012345678901234567890123"})
+    void shouldAcceptAClusterNameThatIsALabelValue(String name) throws ConfigException {
+        assertEquals(name, parse("--cluster-name=" + name).clusterName());
+    }
+
+    @ParameterizedTest
+    @CsvSource({"Prod", "0prod", "prod-", "prod_eu", "prod.eu", "'prod eu'",
+            "a234567890123456789012345678901234567890123456789012345678901234"})
+    void shouldRefuseAClusterNameThatIsNoLabelValue(String name) {
+        assertTrue(error(TOKEN, "--cluster-name=" + name).startsWith("invalid value \"" + name + "\" for flag --cluster-name: "),
+                name);
+    }
+
     @ParameterizedTest
     @CsvSource(delimiter = '|', value = {
         "--max-concurrent-reconciles=three | invalid value \"three\" for flag --max-concurrent-reconciles: not an integer",

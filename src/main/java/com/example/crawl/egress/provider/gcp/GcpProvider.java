@@ -7,6 +7,7 @@ import com.example.crawl.egress.provider.CreateRequest;
 import com.example.crawl.egress.provider.EgressPolicy;
 import com.example.crawl.egress.provider.Instance;
 import com.example.crawl.egress.provider.InstanceState;
+import com.example.crawl.egress.provider.ListsForDrift;
 import com.example.crawl.egress.provider.PasswordFile;
 import com.example.crawl.egress.provider.Provider;
 import com.example.crawl.egress.provider.ProviderException;
@@ -47,7 +48,7 @@ import java.util.concurrent.TimeoutException;
  *   <li>{@code get} maps the instance through {@link ComputeInstance}; 404 is {@code NotFound};</li>
  *   <li>{@code delete} starts the deletion without waiting; 404 is already deleted;</li>
  *   <li>{@code listByTag} reads every page of an aggregated list over all zones, filtered on the
- *       managed label, with partial success on so that an unreachable zone is named rather than
+ *       managed label and this installation's cluster label, with partial success on so that an unreachable zone is named rather than
  *       failing the request blindly; any unreachable zone then fails the whole listing, since
  *       garbage collection must never take an instance it could not see for one that is gone;</li>
  *   <li>{@code check} (target: the project id) reads one page of that list with
@@ -55,6 +56,10 @@ import java.util.concurrent.TimeoutException;
  *       {@link ComputeCheck}, and {@value ComputeCheck#ZONES_UNREACHABLE} when a zone did not
  *       answer, since {@code listByTag} then fails too.</li>
  * </ul>
+ *
+ * <p>It {@link ListsForDrift}: Compute Engine rations read requests per project, so the
+ * reconciler answers the drift checks of Running instances from one {@code listByTag} per drift
+ * interval rather than a {@code get} each.
  *
  * <p>Errors are sorted by {@link ComputeFailure#classify}. Every request is bounded by a deadline
  * ({@value #REQUEST_TIMEOUT_SECONDS} s by default) and the client's retries are off: the
@@ -65,12 +70,10 @@ import java.util.concurrent.TimeoutException;
  *
  * <p>Thread-safe (the client is); calls block the caller. {@link #close} releases the client.
  */
-public final class GcpProvider implements Provider, Checker, AutoCloseable {
+public final class GcpProvider implements Provider, Checker, ListsForDrift, AutoCloseable {
 
     static final long REQUEST_TIMEOUT_SECONDS = 20;
     static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(REQUEST_TIMEOUT_SECONDS);
-    /** The list filter: only instances carrying the managed label. */
-    static final String MANAGED_FILTER = "labels." + InsertRequests.MANAGED_LABEL + " = \"true\"";
     static final int PAGE_SIZE = 500;
     private static final Set<String> INCOMPLETE = Set.of(Warning.Code.UNREACHABLE.name(),
             Warning.Code.PARTIAL_SUCCESS.name());
@@ -79,36 +82,57 @@ public final class GcpProvider implements Provider, Checker, AutoCloseable {
 
     private final InstancesClient client;
     private final String project;
+    private final String cluster;
+    /** The list filter: only instances carrying the managed label and this installation's. */
+    private final String filter;
     private final EgressPolicy policy;
     private final SecureRandom random = new SecureRandom();
 
     /**
-     * @param client owned from now on: {@link #close} closes it
-     * @param policy where the VMs' Squids may forward to
+     * @param client  owned from now on: {@link #close} closes it
+     * @param cluster this installation's {@code --cluster-name}, labelled on every VM and listed by
+     * @param policy  where the VMs' Squids may forward to
      */
-    GcpProvider(InstancesClient client, String project, EgressPolicy policy) {
+    GcpProvider(InstancesClient client, String project, String cluster, EgressPolicy policy) {
         this.client = Objects.requireNonNull(client, "client");
         this.project = Objects.requireNonNull(project, "project");
+        this.cluster = Objects.requireNonNull(cluster, "cluster");
+        this.filter = filter(cluster);
         this.policy = Objects.requireNonNull(policy, "policy");
+    }
+
+    /** The {@code aggregatedList} filter of installation {@code cluster}: both labels, ANDed. */
+    static String filter(String cluster) {
+        return "(labels." + InsertRequests.MANAGED_LABEL + " = \"true\") (labels." + InsertRequests.CLUSTER_LABEL
+                + " = \"" + cluster + "\")";
     }
 
     /**
      * The provider for a {@code gcp} entry of the providers config; builds the client (see
      * {@link ComputeClients}) but calls nothing yet.
      *
-     * @throws ConfigException when the key file cannot be read or no credentials can be found
+     * @param cluster {@code --cluster-name}, already validated; empty when not given
+     * @throws ConfigException when no cluster name is given (several operators may share a project,
+     *                         and without one this operator could not tell its VMs from theirs),
+     *                         or when the key file cannot be read or no credentials can be found
      */
-    public static GcpProvider create(ProviderConfig config, EgressPolicy policy) throws ConfigException {
+    public static GcpProvider create(ProviderConfig config, String cluster, EgressPolicy policy)
+            throws ConfigException {
         if (!(config.settings() instanceof ProviderConfig.Gcp settings)) {
             throw new IllegalArgumentException("not a gcp provider entry: " + config.name());
         }
+        if (cluster.isEmpty()) {
+            throw new ConfigException("providers config: provider " + config.name() + " (type gcp) needs --cluster-name: "
+                    + "a name for this installation, unique among the operators using project " + settings.project()
+                    + "; its VMs are labelled with it, and only VMs with it are listed and collected as orphans");
+        }
         return new GcpProvider(ComputeClients.create(config.name(), settings, REQUEST_TIMEOUT), settings.project(),
-                policy);
+                cluster, policy);
     }
 
     @Override
     public Instance create(CreateRequest req) throws ProviderException {
-        InsertInstanceRequest insert = InsertRequests.build(project, req, policy,
+        InsertInstanceRequest insert = InsertRequests.build(project, cluster, req, policy,
                 PasswordFile.content(req.credentials(), random));
         InstanceId id = new InstanceId(insert.getZone(), req.name());
         Operation operation;
@@ -155,7 +179,7 @@ public final class GcpProvider implements Provider, Checker, AutoCloseable {
     public List<Instance> listByTag() throws ProviderException {
         String what = "list managed instances in project " + project;
         AggregatedListInstancesRequest request = AggregatedListInstancesRequest.newBuilder().setProject(project)
-                .setFilter(MANAGED_FILTER).setReturnPartialSuccess(true).setMaxResults(PAGE_SIZE).build();
+                .setFilter(filter).setReturnPartialSuccess(true).setMaxResults(PAGE_SIZE).build();
         List<Instance> instances = new ArrayList<>();
         List<String> unreachable = new ArrayList<>();
         try {
@@ -192,7 +216,7 @@ public final class GcpProvider implements Provider, Checker, AutoCloseable {
         }
         String what = "list managed instances in project " + project + " (one page)";
         AggregatedListInstancesRequest request = AggregatedListInstancesRequest.newBuilder().setProject(project)
-                .setFilter(MANAGED_FILTER).setReturnPartialSuccess(true).setMaxResults(1).build();
+                .setFilter(filter).setReturnPartialSuccess(true).setMaxResults(1).build();
         HttpJsonCallContext bounded = HttpJsonCallContext.createDefault()
                 .withTimeoutDuration(left.compareTo(REQUEST_TIMEOUT) < 0 ? left : REQUEST_TIMEOUT);
         CompletableFuture<InstanceAggregatedList> listing = new CompletableFuture<>();

@@ -24,9 +24,10 @@ import java.util.Map;
  * the API.
  *
  * <ul>
- *   <li>name {@code req.name()}; labels {@value #MANAGED_LABEL}{@code =true} and
- *       {@value #OWNER_UID_LABEL}{@code =<uid>} (GCE label keys allow neither {@code /} nor
- *       {@code .}, so these are not the Kubernetes labels); a description naming the Proxy;</li>
+ *   <li>name {@code req.name()}; labels {@value #MANAGED_LABEL}{@code =true},
+ *       {@value #CLUSTER_LABEL}{@code =<--cluster-name>} and {@value #OWNER_UID_LABEL}{@code =<uid>}
+ *       (GCE label keys allow neither {@code /} nor {@code .}, so these are not the Kubernetes
+ *       labels); a description naming the Proxy;</li>
  *   <li>{@code user-data} metadata: {@link OperatorCloudInit#merge}, the user's cloud-init followed
  *       by the operator's part with the hashed credentials and Squid's rules. The metadata is
  *       readable by anyone who may read the instance, so it never holds the password itself;</li>
@@ -49,6 +50,11 @@ final class InsertRequests {
 
     /** Marks every instance this operator made; {@code listByTag} filters on it. */
     static final String MANAGED_LABEL = "proxy-operator-managed";
+    /**
+     * The installation that made the instance ({@code --cluster-name}): operators of several
+     * clusters may share a project, and each lists and collects only its own instances.
+     */
+    static final String CLUSTER_LABEL = "proxy-operator-cluster";
     /** UID of the owning Proxy: garbage collection's proof of ownership. */
     static final String OWNER_UID_LABEL = "proxy-operator-uid";
     static final String USER_DATA_KEY = "user-data";
@@ -60,13 +66,14 @@ final class InsertRequests {
     }
 
     /**
-     * The insert request for {@code req} in {@code project}.
+     * The insert request for {@code req} in {@code project}, made by installation {@code cluster}.
      *
      * @param passwordFile the password file's content ({@code PasswordFile.content})
      * @throws ProviderException.Permanent when {@code spec.gcp} or its zone, machine type or image
      *                                     is missing, naming the field
      */
-    static InsertInstanceRequest build(String project, CreateRequest req, EgressPolicy policy, String passwordFile)
+    static InsertInstanceRequest build(String project, String cluster, CreateRequest req, EgressPolicy policy,
+            String passwordFile)
             throws ProviderException.Permanent {
         GcpSpec gcp = req.gcp();
         if (gcp == null) {
@@ -79,7 +86,7 @@ final class InsertRequests {
                 .setName(req.name())
                 .setDescription("egress proxy for Proxy " + req.namespace() + "/" + req.proxyName())
                 .setMachineType(qualified(machineType, "zones/" + zone + "/machineTypes/"))
-                .putAllLabels(labels(req))
+                .putAllLabels(labels(cluster, req))
                 .setMetadata(Metadata.newBuilder().addItems(Items.newBuilder().setKey(USER_DATA_KEY)
                         .setValue(OperatorCloudInit.merge(req.cloudInit(), passwordFile, policy, req.port()))))
                 .addDisks(AttachedDisk.newBuilder().setBoot(true).setAutoDelete(true)
@@ -98,8 +105,8 @@ final class InsertRequests {
     }
 
     /** The labels every instance of {@code req} carries. */
-    static Map<String, String> labels(CreateRequest req) {
-        return Map.of(MANAGED_LABEL, "true", OWNER_UID_LABEL, req.ownerUid());
+    static Map<String, String> labels(String cluster, CreateRequest req) {
+        return Map.of(MANAGED_LABEL, "true", CLUSTER_LABEL, cluster, OWNER_UID_LABEL, req.ownerUid());
     }
 
     private static NetworkInterface.Builder networkInterface(GcpSpec gcp, String zone) {

@@ -47,6 +47,8 @@ import java.util.concurrent.TimeUnit;
 final class FakeCompute implements AutoCloseable {
 
     static final String PROJECT = "crawl-test";
+    /** The {@code --cluster-name} of the provider under test. */
+    static final String CLUSTER = "it-cluster";
 
     /** One request as received; {@code query} holds each parameter's last value, decoded. */
     record Request(String method, String path, Map<String, String> query, String body) { }

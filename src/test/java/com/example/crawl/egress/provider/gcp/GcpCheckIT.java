@@ -1,5 +1,6 @@
 package com.example.crawl.egress.provider.gcp;
 
+import static com.example.crawl.egress.provider.gcp.FakeCompute.CLUSTER;
 import static com.example.crawl.egress.provider.gcp.FakeCompute.PROJECT;
 import static com.example.crawl.egress.provider.gcp.FakeCompute.error;
 import static com.example.crawl.egress.provider.gcp.FakeCompute.page;
@@ -38,7 +39,7 @@ class GcpCheckIT {
     void start() {
         compute = FakeCompute.start();
         // The client's own deadline is the provider's default (20 s): only the check's deadline can end a hang early.
-        provider = new GcpProvider(compute.client(GcpProvider.REQUEST_TIMEOUT), PROJECT, EgressPolicy.DEFAULT);
+        provider = new GcpProvider(compute.client(GcpProvider.REQUEST_TIMEOUT), PROJECT, CLUSTER, EgressPolicy.DEFAULT);
     }
 
     @AfterEach
@@ -68,7 +69,7 @@ class GcpCheckIT {
         FakeCompute.Request list = requests.get(0);
         assertEquals(LIST, list.method() + " " + list.path());
         assertEquals("1", list.query().get("maxResults"));
-        assertEquals("labels.proxy-operator-managed = \"true\"", list.query().get("filter"));
+        assertEquals("(labels.proxy-operator-managed = \"true\") (labels.proxy-operator-cluster = \"" + CLUSTER + "\")", list.query().get("filter"));
         assertEquals("true", list.query().get("returnPartialSuccess"));
         assertNull(list.query().get("pageToken"));
     }
@@ -172,7 +173,7 @@ class GcpCheckIT {
             port = closed.getLocalPort();
         }
         GcpProvider nowhere = new GcpProvider(FakeCompute.clientFor("http://127.0.0.1:" + port, Duration.ofSeconds(5)),
-                PROJECT, EgressPolicy.DEFAULT);
+                PROJECT, CLUSTER, EgressPolicy.DEFAULT);
         try {
             TargetStatus status = nowhere.check(Instant.now().plusSeconds(5)).get(0);
 

@@ -1,5 +1,6 @@
 package com.example.crawl.egress.provider.gcp;
 
+import static com.example.crawl.egress.provider.gcp.FakeCompute.CLUSTER;
 import static com.example.crawl.egress.provider.gcp.FakeCompute.PROJECT;
 import static com.example.crawl.egress.provider.gcp.FakeCompute.error;
 import static com.example.crawl.egress.provider.gcp.FakeCompute.instance;
@@ -43,7 +44,7 @@ class GcpProviderIT {
     @BeforeEach
     void start() {
         compute = FakeCompute.start();
-        provider = new GcpProvider(compute.client(DEADLINE), PROJECT, EgressPolicy.DEFAULT);
+        provider = new GcpProvider(compute.client(DEADLINE), PROJECT, CLUSTER, EgressPolicy.DEFAULT);
     }
 
     @AfterEach
@@ -88,7 +89,8 @@ class GcpProviderIT {
         assertEquals(INSTANCES, insert.path());
         com.google.cloud.compute.v1.Instance sent = FakeCompute.parseInstance(insert.body());
         assertEquals(name(), sent.getName());
-        assertEquals(Map.of("proxy-operator-managed", "true", "proxy-operator-uid", InsertRequestsTest.UID),
+        assertEquals(Map.of("proxy-operator-managed", "true", "proxy-operator-cluster", CLUSTER, "proxy-operator-uid",
+                        InsertRequestsTest.UID),
                 sent.getLabelsMap());
         assertEquals("zones/" + ZONE + "/machineTypes/e2-small", sent.getMachineType());
         assertEquals(InsertRequestsTest.SHAPE.image(), sent.getDisks(0).getInitializeParams().getSourceImage());
@@ -220,7 +222,7 @@ class GcpProviderIT {
         assertEquals(2, requests.size());
         for (FakeCompute.Request r : requests) {
             assertEquals("GET /compute/v1/projects/" + PROJECT + "/aggregated/instances", r.method() + " " + r.path());
-            assertEquals("labels.proxy-operator-managed = \"true\"", r.query().get("filter"));
+            assertEquals("(labels.proxy-operator-managed = \"true\") (labels.proxy-operator-cluster = \"" + CLUSTER + "\")", r.query().get("filter"));
             assertEquals("true", r.query().get("returnPartialSuccess"));
             assertEquals("500", r.query().get("maxResults"));
         }

@@ -34,13 +34,13 @@ class InsertRequestsTest {
     }
 
     private static Instance build(GcpSpec gcp) throws ProviderException {
-        return InsertRequests.build("crawl-prod", request(gcp, null, 3128), EgressPolicy.DEFAULT, PASSWORDS)
+        return InsertRequests.build("crawl-prod", "crawl-eu", request(gcp, null, 3128), EgressPolicy.DEFAULT, PASSWORDS)
                 .getInstanceResource();
     }
 
     @Test
     void shouldInsertIntoTheProvidersProjectAndTheSpecsZoneUnderTheInstanceName() throws Exception {
-        InsertInstanceRequest insert = InsertRequests.build("crawl-prod", request(SHAPE, null, 3128),
+        InsertInstanceRequest insert = InsertRequests.build("crawl-prod", "crawl-eu", request(SHAPE, null, 3128),
                 EgressPolicy.DEFAULT, PASSWORDS);
 
         assertEquals("crawl-prod", insert.getProject());
@@ -51,13 +51,14 @@ class InsertRequestsTest {
 
     @Test
     void shouldLabelTheInstanceAsManagedAndOwnedByTheProxysUid() throws Exception {
-        assertEquals(Map.of("proxy-operator-managed", "true", "proxy-operator-uid", UID), build(SHAPE).getLabelsMap());
+        assertEquals(Map.of("proxy-operator-managed", "true", "proxy-operator-cluster", "crawl-eu", "proxy-operator-uid", UID),
+                build(SHAPE).getLabelsMap());
     }
 
     @Test
     void shouldCarryTheUsersCloudInitFollowedByTheOperatorsPartAsUserData() throws Exception {
         String user = "#cloud-config\npackages: [squid]\n";
-        Instance vm = InsertRequests.build("crawl-prod", request(SHAPE, user, 8080), EgressPolicy.DEFAULT, PASSWORDS)
+        Instance vm = InsertRequests.build("crawl-prod", "crawl-eu", request(SHAPE, user, 8080), EgressPolicy.DEFAULT, PASSWORDS)
                 .getInstanceResource();
 
         assertEquals(1, vm.getMetadata().getItemsCount());
