@@ -32,6 +32,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 
 /**
  * A scripted Compute Engine REST endpoint on loopback (the JDK's {@code HttpServer}), for the real
@@ -54,13 +55,16 @@ final class FakeCompute implements AutoCloseable {
     record Request(String method, String path, Map<String, String> query, String body) { }
 
     /** What the fake does with one request. */
-    sealed interface Answer permits Reply, Hang, Reset { }
+    sealed interface Answer permits Reply, Hang, Reset, Serve { }
 
     record Reply(int status, String body) implements Answer { }
 
     record Hang() implements Answer { }
 
     record Reset() implements Answer { }
+
+    /** Answers from a model of the project ({@link ComputeProject}) instead of a script. */
+    record Serve(Function<Request, Reply> handler) implements Answer { }
 
     private final HttpServer server;
     private final ExecutorService executor = Executors.newCachedThreadPool();
@@ -215,10 +219,11 @@ final class FakeCompute implements AutoCloseable {
 
     private void handle(HttpExchange exchange) throws IOException {
         Answer answer;
+        Request request = new Request(exchange.getRequestMethod(), exchange.getRequestURI().getRawPath(),
+                query(exchange.getRequestURI().getRawQuery()),
+                new String(exchange.getRequestBody().readAllBytes(), StandardCharsets.UTF_8));
         synchronized (this) {
-            requests.add(new Request(exchange.getRequestMethod(), exchange.getRequestURI().getRawPath(),
-                    query(exchange.getRequestURI().getRawQuery()),
-                    new String(exchange.getRequestBody().readAllBytes(), StandardCharsets.UTF_8)));
+            requests.add(request);
             answer = script.isEmpty() ? otherwise : script.poll();
         }
         if (answer == null) {
@@ -237,6 +242,7 @@ final class FakeCompute implements AutoCloseable {
                 exchange.close();
             }
             case Reset reset -> exchange.close();
+            case Serve serve -> send(exchange, serve.handler().apply(request));
         }
     }
 
