@@ -6,9 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.example.crawl.egress.api.Condition;
 import com.example.crawl.egress.api.Reason;
-import com.example.crawl.egress.provider.CreateRequest;
 import com.example.crawl.egress.provider.FakeProvider.Op;
-import com.example.crawl.egress.provider.Instance;
+import com.example.crawl.egress.provider.ForwardingProvider;
 import com.example.crawl.egress.provider.ListsForDrift;
 import com.example.crawl.egress.provider.Provider;
 import com.example.crawl.egress.provider.ProviderException;
@@ -24,25 +23,9 @@ import org.junit.jupiter.api.Test;
 class DriftReadsTest {
 
     /** The fake provider, marked as one whose drift checks come from a listing. */
-    private record Listed(Provider delegate) implements Provider, ListsForDrift {
-        @Override
-        public Instance create(CreateRequest req) throws ProviderException {
-            return delegate.create(req);
-        }
-
-        @Override
-        public Instance get(String providerID) throws ProviderException {
-            return delegate.get(providerID);
-        }
-
-        @Override
-        public void delete(String providerID) throws ProviderException {
-            delegate.delete(providerID);
-        }
-
-        @Override
-        public List<Instance> listByTag() throws ProviderException {
-            return delegate.listByTag();
+    private static final class Listed extends ForwardingProvider implements ListsForDrift {
+        Listed(Provider delegate) {
+            super(delegate);
         }
     }
 
