@@ -34,6 +34,9 @@ import java.util.logging.Logger;
  * {@code --validate=false}), core Events for {@code kubectl describe}, and watches from a
  * resource version for {@code kubectl get -w}. State lives in memory and ends with the process.
  *
+ * <p>Both ports demand the {@link ApiToken} on every request; {@link #client} sends it, and the
+ * kubeconfig local mode writes carries it to kubectl.
+ *
  * <p>Thread-safe. {@link #close} is idempotent.
  */
 final class EmbeddedApiServer implements AutoCloseable {
@@ -50,28 +53,30 @@ final class EmbeddedApiServer implements AutoCloseable {
     private final KubectlFront front;
     private final KubernetesClient client;
 
-    private EmbeddedApiServer(KubernetesMockServer server, ApiDispatcher dispatcher, KubectlFront front) {
+    private EmbeddedApiServer(KubernetesMockServer server, ApiDispatcher dispatcher, KubectlFront front,
+            ApiToken token) {
         this.server = server;
         this.dispatcher = dispatcher;
         this.front = front;
-        this.client = server.createClient();
+        this.client = server.createClient(b -> b.editOrNewConfig().withOauthToken(token.value()).endConfig());
     }
 
-    /** Starts on an ephemeral loopback port and installs the CRDs. */
-    static EmbeddedApiServer start() {
+    /** Starts on two ephemeral loopback ports, both demanding {@code token}, and installs the CRDs. */
+    static EmbeddedApiServer start(ApiToken token) {
         SERVER_LOG.setLevel(Level.WARNING);
         Map<ServerRequest, Queue<ServerResponse>> expectations = new ConcurrentHashMap<>();
-        ApiDispatcher dispatcher = new ApiDispatcher(new KubernetesMixedDispatcher(expectations), Clock.systemUTC());
+        ApiDispatcher dispatcher = new ApiDispatcher(new KubernetesMixedDispatcher(expectations), token,
+                Clock.systemUTC());
         KubernetesMockServer server = new KubernetesMockServer(new Context(Serialization.jsonMapper()),
                 new MockWebServer(), expectations, dispatcher, false);
         server.start(InetAddress.getLoopbackAddress(), 0);
-        EmbeddedApiServer api = new EmbeddedApiServer(server, dispatcher, KubectlFront.start(dispatcher));
+        EmbeddedApiServer api = new EmbeddedApiServer(server, dispatcher, KubectlFront.start(dispatcher), token);
         api.serveDiscovery();
         api.installCrds();
         return api;
     }
 
-    /** A client of this server (JDK HTTP client, no auth). Closed by {@link #close}. */
+    /** A client of this server (JDK HTTP client) that sends the token. Closed by {@link #close}. */
     KubernetesClient client() {
         return client;
     }

@@ -47,13 +47,16 @@ class LocalTablesIT {
     private static LocalOperator op;
     private static Path kubeconfig;
     private static String api;
+    private static String bearer; // "Bearer <the embedded API's token>", from the kubeconfig
 
     @BeforeAll
     static void startLocalMode() throws Exception {
         ItRequirements.require("squid", LocalProvider.findSquid("squid").isPresent(), "apt-get install squid");
         op = LocalOperator.start(tmp.resolve("state"), freePort(), freePort());
         kubeconfig = Path.of(op.banner("kubeconfig"));
-        api = Config.fromKubeconfig(Files.readString(kubeconfig)).getMasterUrl().replaceAll("/$", "");
+        Config config = Config.fromKubeconfig(Files.readString(kubeconfig));
+        api = config.getMasterUrl().replaceAll("/$", "");
+        bearer = "Bearer " + config.getAutoOAuthToken();
         op.await(() -> cells(PROVIDER_HEALTHS, "local").size() == 6 && !cells(PROVIDER_HEALTHS, "local").get(2)
                 .equals("null"), "the local provider's ProviderHealth with a status");
         op.await(() -> cells(PROXIES, "local-eu").size() == 7 && cells(PROXIES, "local-eu").get(1).equals("Ready"),
@@ -91,7 +94,8 @@ class LocalTablesIT {
         assertEquals("True", eu.get(5), "Healthy, from the condition's filter: " + eu);
 
         HttpResponse<String> plain = HTTP.send(HttpRequest.newBuilder(URI.create(api + PROVIDER_HEALTHS))
-                .header("Accept", "application/json").build(), HttpResponse.BodyHandlers.ofString());
+                .header("Accept", "application/json").header("Authorization", bearer).build(),
+                HttpResponse.BodyHandlers.ofString());
         JsonNode list = JSON.readTree(plain.body());
         assertTrue(list.has("items") && !list.has("columnDefinitions"), "a plain list: " + plain.body());
     }
@@ -131,7 +135,8 @@ class LocalTablesIT {
 
     private static JsonNode get(String path) throws IOException, InterruptedException {
         HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(URI.create(api + path))
-                .header("Accept", PrinterColumnsTest.KUBECTL_ACCEPT).timeout(Duration.ofSeconds(10)).build(),
+                .header("Accept", PrinterColumnsTest.KUBECTL_ACCEPT).header("Authorization", bearer)
+                .timeout(Duration.ofSeconds(10)).build(),
                 HttpResponse.BodyHandlers.ofString());
         return JSON.readTree(r.body());
     }
