@@ -25,10 +25,11 @@ import java.util.logging.Logger;
 
 /**
  * An in-process Kubernetes API on loopback: fabric8's mock server in CRUD mode with the
- * {@code Proxy} and {@code ProviderHealth} CRDs installed, which the operator's client uses, and
- * a {@link KubectlFront} on another port over the same state, which the kubeconfig names. Out of
- * the box {@code kubectl} cannot use the mock (it answers {@code /api} and {@code /apis} with a
- * list of CRDs), so the discovery documents kubectl reads are served as fixed answers.
+ * {@code Proxy} and {@code ProviderHealth} CRDs installed, which the operator's client uses
+ * (plain HTTP), and a {@link KubectlFront} on another port over the same state (HTTPS), which the
+ * kubeconfig names. Out of the box {@code kubectl} cannot use the mock (it answers {@code /api}
+ * and {@code /apis} with a list of CRDs), so the discovery documents kubectl reads are served as
+ * fixed answers.
  * {@link ApiDispatcher} adds what else kubectl relies on: tables from the CRDs' printer columns,
  * OpenAPI v3 and schema checks from their schemas (so {@code kubectl apply} validates, without
  * {@code --validate=false}), core Events for {@code kubectl describe}, and watches from a
@@ -50,13 +51,15 @@ final class EmbeddedApiServer implements AutoCloseable {
 
     private final KubernetesMockServer server;
     private final ApiDispatcher dispatcher;
+    private final LoopbackCertificate certificate;
     private final KubectlFront front;
     private final KubernetesClient client;
 
-    private EmbeddedApiServer(KubernetesMockServer server, ApiDispatcher dispatcher, KubectlFront front,
-            ApiToken token) {
+    private EmbeddedApiServer(KubernetesMockServer server, ApiDispatcher dispatcher, LoopbackCertificate certificate,
+            KubectlFront front, ApiToken token) {
         this.server = server;
         this.dispatcher = dispatcher;
+        this.certificate = certificate;
         this.front = front;
         this.client = server.createClient(b -> b.editOrNewConfig().withOauthToken(token.value()).endConfig());
     }
@@ -70,7 +73,9 @@ final class EmbeddedApiServer implements AutoCloseable {
         KubernetesMockServer server = new KubernetesMockServer(new Context(Serialization.jsonMapper()),
                 new MockWebServer(), expectations, dispatcher, false);
         server.start(InetAddress.getLoopbackAddress(), 0);
-        EmbeddedApiServer api = new EmbeddedApiServer(server, dispatcher, KubectlFront.start(dispatcher), token);
+        LoopbackCertificate certificate = LoopbackCertificate.generate();
+        EmbeddedApiServer api = new EmbeddedApiServer(server, dispatcher, certificate,
+                KubectlFront.start(dispatcher, certificate), token);
         api.serveDiscovery();
         api.installCrds();
         return api;
@@ -81,9 +86,14 @@ final class EmbeddedApiServer implements AutoCloseable {
         return client;
     }
 
-    /** The base URL for kubectl, e.g. {@code http://127.0.0.1:40123}. */
+    /** The base URL for kubectl, e.g. {@code https://127.0.0.1:40123}. */
     String url() {
         return front.url();
+    }
+
+    /** The certificate {@link #url} serves, in PEM: what kubectl is to trust. */
+    String certificatePem() {
+        return certificate.pem();
     }
 
     @Override
@@ -123,7 +133,7 @@ final class EmbeddedApiServer implements AutoCloseable {
     private void serveDiscovery() {
         String core = """
                 {"kind":"APIVersions","versions":["v1"],"serverAddressByClientCIDRs":\
-                [{"clientCIDR":"0.0.0.0/0","serverAddress":"%s"}]}""".formatted(front.url().substring("http://".length()));
+                [{"clientCIDR":"0.0.0.0/0","serverAddress":"%s"}]}""".formatted(front.url().substring("https://".length()));
         String groups = """
                 {"kind":"APIGroupList","apiVersion":"v1","groups":[\
                 {"name":"crawl.example.com","versions":[{"groupVersion":"crawl.example.com/v1alpha1","version":"v1alpha1"}],\

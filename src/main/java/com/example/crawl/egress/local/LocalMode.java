@@ -104,7 +104,7 @@ public final class LocalMode implements AutoCloseable {
             ApiToken apiToken = ApiToken.generate();
             EmbeddedApiServer api = EmbeddedApiServer.start(apiToken);
             LOG.atDebug().addKeyValue("url", api.url()).log("Embedded API server started");
-            Path kubeconfig = Kubeconfig.write(dir.resolve("kubeconfig"), api.url(), apiToken);
+            Path kubeconfig = Kubeconfig.write(dir.resolve("kubeconfig"), api.url(), api.certificatePem(), apiToken);
             String token = config.discovery().token().isEmpty() ? newToken() : config.discovery().token();
             return new LocalMode(dir, channel, lock, provider, Optional.ofNullable(target), api, kubeconfig, token);
         } catch (LocalModeException e) {

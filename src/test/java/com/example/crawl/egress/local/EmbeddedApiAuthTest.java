@@ -38,16 +38,17 @@ import tools.jackson.databind.json.JsonMapper;
 class EmbeddedApiAuthTest {
 
     private static final JsonMapper JSON = JsonMapper.builder().build();
-    private static final HttpClient HTTP = HttpClient.newHttpClient();
     private static final ApiToken TOKEN = ApiToken.generate();
     private static final String SECRETS = "/api/v1/namespaces/default/secrets";
     private static final String PROXIES = "/apis/crawl.example.com/v1alpha1/namespaces/default/proxies";
     private static final String PASSWORD = "s3cret-proxy-password";
     private static EmbeddedApiServer api;
+    private static HttpClient http;
 
     @BeforeAll
     static void start() {
         api = EmbeddedApiServer.start(TOKEN);
+        http = TrustingClient.of(api.certificatePem());
         api.client().secrets().inNamespace("default").resource(new SecretBuilder().withNewMetadata()
                 .withName("proxy-credentials").endMetadata().withStringData(Map.of("password", PASSWORD)).build()).create();
     }
@@ -102,7 +103,7 @@ class EmbeddedApiAuthTest {
         URI ws = URI.create(url("mock").replaceFirst("^http", "ws") + SECRETS + "?watch=true");
 
         CompletionException e = assertThrows(CompletionException.class,
-                () -> HTTP.newWebSocketBuilder().buildAsync(ws, new WebSocket.Listener() { }).join());
+                () -> http.newWebSocketBuilder().buildAsync(ws, new WebSocket.Listener() { }).join());
 
         WebSocketHandshakeException refused = (WebSocketHandshakeException) e.getCause();
         assertEquals(401, refused.getResponse().statusCode());
@@ -167,6 +168,6 @@ class EmbeddedApiAuthTest {
         if (body != null) {
             b.header("Content-Type", "application/json");
         }
-        return HTTP.send(b.build(), HttpResponse.BodyHandlers.ofString());
+        return http.send(b.build(), HttpResponse.BodyHandlers.ofString());
     }
 }

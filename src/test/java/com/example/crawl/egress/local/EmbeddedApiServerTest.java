@@ -22,20 +22,21 @@ import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
- * The embedded API as kubectl sees it, over HTTP on the address the kubeconfig names: writes
+ * The embedded API as kubectl sees it, over HTTPS on the address the kubeconfig names: writes
  * checked against the CRD's schema, discovery whatever the query, and a watch streamed as lines.
  */
 class EmbeddedApiServerTest {
 
     private static final JsonMapper JSON = JsonMapper.builder().build();
     private static final String PROXIES = "/apis/crawl.example.com/v1alpha1/namespaces/default/proxies";
-    private static final HttpClient HTTP = HttpClient.newHttpClient();
     private static final ApiToken TOKEN = ApiToken.generate();
     private static EmbeddedApiServer api;
+    private static HttpClient http;
 
     @BeforeAll
     static void start() {
         api = EmbeddedApiServer.start(TOKEN);
+        http = TrustingClient.of(api.certificatePem());
     }
 
     @AfterAll
@@ -80,7 +81,7 @@ class EmbeddedApiServerTest {
     void shouldStreamAWatchFromTheResourceVersionAsked() throws Exception {
         send("POST", PROXIES, proxy("before", ""), "application/json");
         String version = JSON.readTree(send("GET", PROXIES, null, null).body()).at("/metadata/resourceVersion").asString();
-        HttpResponse<InputStream> watch = HTTP.send(HttpRequest.newBuilder(
+        HttpResponse<InputStream> watch = http.send(HttpRequest.newBuilder(
                 URI.create(api.url() + PROXIES + "?watch=true&resourceVersion=" + version))
                 .header("Authorization", "Bearer " + TOKEN.value()).build(),
                 HttpResponse.BodyHandlers.ofInputStream());
@@ -109,6 +110,6 @@ class EmbeddedApiServerTest {
         if (contentType != null) {
             b.header("Content-Type", contentType);
         }
-        return HTTP.send(b.build(), HttpResponse.BodyHandlers.ofString());
+        return http.send(b.build(), HttpResponse.BodyHandlers.ofString());
     }
 }

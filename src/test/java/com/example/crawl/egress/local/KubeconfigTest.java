@@ -3,9 +3,11 @@ package com.example.crawl.egress.local;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.fabric8.kubernetes.client.Config;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.util.Base64;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -15,13 +17,15 @@ class KubeconfigTest {
     Path tmp;
 
     @Test
-    void shouldCarryTheTokenToWhoeverReadsIt() throws Exception {
+    void shouldCarryTheServerItsCertificateAndTheToken() throws Exception {
         ApiToken token = ApiToken.generate();
+        String pem = LoopbackCertificate.generate().pem();
 
-        Path file = Kubeconfig.write(tmp.resolve("kubeconfig"), "http://127.0.0.1:40123", token);
+        Path file = Kubeconfig.write(tmp.resolve("kubeconfig"), "https://127.0.0.1:40123", pem, token);
 
         Config config = Config.fromKubeconfig(Files.readString(file));
-        assertEquals("http://127.0.0.1:40123/", config.getMasterUrl());
+        assertEquals("https://127.0.0.1:40123/", config.getMasterUrl());
+        assertEquals(pem, new String(Base64.getDecoder().decode(config.getCaCertData()), StandardCharsets.US_ASCII));
         assertEquals(token.value(), config.getAutoOAuthToken()); // where fabric8 puts a kubeconfig user's token
     }
 
@@ -30,7 +34,8 @@ class KubeconfigTest {
         Path older = Files.writeString(tmp.resolve("kubeconfig"), "older");
         Files.setPosixFilePermissions(older, PosixFilePermissions.fromString("rw-r--r--"));
 
-        Path file = Kubeconfig.write(older, "http://127.0.0.1:40123", ApiToken.generate());
+        Path file = Kubeconfig.write(older, "https://127.0.0.1:40123", LoopbackCertificate.generate().pem(),
+                ApiToken.generate());
 
         assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(file)));
     }

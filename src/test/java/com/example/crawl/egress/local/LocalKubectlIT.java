@@ -14,7 +14,6 @@ import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.UncheckedIOException;
 import java.net.URI;
-import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
@@ -22,6 +21,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
+import java.util.Base64;
 import java.util.List;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -154,7 +154,8 @@ class LocalKubectlIT {
 
         assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(kubeconfig)));
         assertFalse(op.log().contains(token), "the operator printed the embedded API's token");
-        HttpResponse<String> stranger = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
+        String pem = new String(Base64.getDecoder().decode(config.getCaCertData()), StandardCharsets.US_ASCII);
+        HttpResponse<String> stranger = TrustingClient.of(pem).send(HttpRequest.newBuilder(
                 URI.create(config.getMasterUrl() + "api/v1/namespaces/default/secrets")).build(),
                 HttpResponse.BodyHandlers.ofString());
         assertEquals(401, stranger.statusCode(), stranger.body());
