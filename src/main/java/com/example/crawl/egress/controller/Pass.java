@@ -134,11 +134,20 @@ final class Pass {
         released = true;
     }
 
-    /** Sets an annotation, writing only when its value changes. */
-    void annotate(String name, String value) throws ObjectChangedException {
-        if (!value.equals(annotation(name))) {
-            updateMetadata(new ObjectMetaBuilder(proxy.getMetadata()).addToAnnotations(name, value).build());
+    /** Sets annotations in one write, made only when a value changes. */
+    void annotate(Map<String, String> values) throws ObjectChangedException {
+        if (values.entrySet().stream().anyMatch(e -> !e.getValue().equals(annotation(e.getKey())))) {
+            updateMetadata(new ObjectMetaBuilder(proxy.getMetadata()).addToAnnotations(values).build());
         }
+    }
+
+    /**
+     * The provider (by its providers-config name) that made the instance in status: the one
+     * recorded with it, else, for an instance recorded before that annotation existed, the spec's.
+     */
+    String instanceProvider() {
+        String recorded = annotation(Proxy.INSTANCE_PROVIDER_ANNOTATION);
+        return recorded != null ? recorded : spec() == null ? null : spec().provider();
     }
 
     /**

@@ -19,6 +19,7 @@ import io.opentelemetry.api.trace.Tracer;
 import java.security.SecureRandom;
 import java.time.Clock;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -205,12 +206,22 @@ public final class ProxyReconciler {
             return create(pass, provider, shape);
         }
         String annotated = pass.annotation(Proxy.SPEC_HASH_ANNOTATION);
+        String maker = pass.instanceProvider();
         if (annotated == null) {
             // An instance recorded without a hash (an older operator, a lost write): adopt it as is.
-            pass.annotate(Proxy.SPEC_HASH_ANNOTATION, shape.hash());
-        } else if (!annotated.equals(shape.hash())) {
+            pass.annotate(made(pass, shape));
+        } else if (!annotated.equals(shape.hash()) || !maker.equals(pass.spec().provider())) {
+            // The old instance goes through the provider that has it, which after an edit of
+            // spec.provider is not the spec's.
+            Optional<Provider> from = maker.equals(pass.spec().provider()) ? Optional.of(provider) : providers.find(maker);
+            if (from.isEmpty()) {
+                pass.provisioned(false, Reason.UnknownProvider, "instance " + providerID + " was made by provider \""
+                        + maker + "\", which is not in the providers config (configured: " + configured()
+                        + "); add it back so that the instance can be deleted, or set spec.provider to it again");
+                return Outcome.DONE;
+            }
             try (ActiveSpan span = ActiveSpan.start(tracer.spanBuilder("reconcile.replaceInstance"))) {
-                return replace(pass, provider, shape);
+                return replace(pass, from.get(), provider, shape);
             }
         }
         Instance instance;
@@ -223,6 +234,11 @@ public final class ProxyReconciler {
             return create(pass, provider, shape);
         }
         return observe(pass, provider, instance);
+    }
+
+    /** The annotations recording what the instance is made from and which provider made it. */
+    private static Map<String, String> made(Pass pass, Shape shape) {
+        return Map.of(Proxy.SPEC_HASH_ANNOTATION, shape.hash(), Proxy.INSTANCE_PROVIDER_ANNOTATION, pass.spec().provider());
     }
 
     /** The address the instance was last seen Running at, while the Proxy is provisioned on it; else null. */
@@ -247,26 +263,27 @@ public final class ProxyReconciler {
             pass.event(EventReason.InstanceCreated, "Created instance " + instance.providerID()
                     + " (provider " + pass.spec().provider() + ")");
         }
-        pass.annotate(Proxy.SPEC_HASH_ANNOTATION, shape.hash());
+        pass.annotate(made(pass, shape));
         pass.stage(s -> s.withProviderID(instance.providerID()));
         return observe(pass, provider, instance);
     }
 
     /**
-     * The spec's shape changed: delete the instance and wait until it is gone before creating
-     * its successor under the same name, so that two never run at once.
+     * The spec's shape changed: delete the instance through {@code from}, the provider that made
+     * it, and wait until it is gone before creating its successor through {@code to}, the spec's,
+     * so that two never run at once.
      */
-    private Outcome replace(Pass pass, Provider provider, Shape shape)
+    private Outcome replace(Pass pass, Provider from, Provider to, Shape shape)
             throws ProviderException, ObjectChangedException {
         String providerID = pass.status().providerID();
         try {
-            provider.get(providerID);
+            from.get(providerID);
         } catch (ProviderException.NotFound e) {
             pass.stage(s -> s.withProviderID(null));
             pass.clearAddress();
-            return create(pass, provider, shape);
+            return create(pass, to, shape);
         }
-        provider.delete(providerID);
+        from.delete(providerID);
         if (!pass.provisionedBecause(Reason.Replacing)) {
             LOG.atInfo().addKeyValue("providerID", providerID).log("Replacing instance; deleting the old one first");
             pass.event(EventReason.ReplacingInstance, "Spec, cloud-init or credentials changed; deleting instance "
