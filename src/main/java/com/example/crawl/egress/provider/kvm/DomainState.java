@@ -54,7 +54,8 @@ final class DomainState {
         }
         return switch (state) {
             case VIR_DOMAIN_NOSTATE, VIR_DOMAIN_PAUSED -> InstanceState.Provisioning;
-            case VIR_DOMAIN_RUNNING, VIR_DOMAIN_BLOCKED -> ip == null ? InstanceState.Provisioning : InstanceState.Running;
+            case VIR_DOMAIN_RUNNING, VIR_DOMAIN_BLOCKED ->
+                    ip == null ? InstanceState.Provisioning : InstanceState.Running;
             case VIR_DOMAIN_SHUTDOWN, VIR_DOMAIN_SHUTOFF, VIR_DOMAIN_CRASHED, VIR_DOMAIN_PMSUSPENDED ->
                     InstanceState.Stopped;
         };

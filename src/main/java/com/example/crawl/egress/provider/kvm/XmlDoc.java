@@ -57,7 +57,9 @@ record XmlDoc(Document doc) {
         Objects.requireNonNull(value, field);
         for (int i = 0; i < value.length(); i++) {
             char c = value.charAt(i);
-            if (Character.isHighSurrogate(c) && i + 1 < value.length() && Character.isLowSurrogate(value.charAt(i + 1))) {
+            boolean pair = Character.isHighSurrogate(c) && i + 1 < value.length()
+                    && Character.isLowSurrogate(value.charAt(i + 1));
+            if (pair) {
                 i++;
                 continue;
             }

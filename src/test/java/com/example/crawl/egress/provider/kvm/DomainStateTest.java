@@ -9,7 +9,7 @@ import java.time.Instant;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
-import org.libvirt.DomainInfo.DomainState;
+import org.libvirt.DomainInfo;
 
 class DomainStateTest {
 
@@ -31,18 +31,18 @@ class DomainStateTest {
         "VIR_DOMAIN_CRASHED,     -,             Stopped",
         "VIR_DOMAIN_PMSUSPENDED, 192.168.122.5, Stopped",
     })
-    void shouldMapEveryLibvirtStateByTheTable(DomainState state, String ip, InstanceState expected) {
-        assertEquals(expected, com.example.crawl.egress.provider.kvm.DomainState.of(state, ip));
+    void shouldMapEveryLibvirtStateByTheTable(DomainInfo.DomainState state, String ip, InstanceState expected) {
+        assertEquals(expected, DomainState.of(state, ip));
     }
 
     @Test
     void shouldWaitRatherThanReplaceWhenTheStateCouldNotBeRead() {
-        assertEquals(InstanceState.Provisioning, com.example.crawl.egress.provider.kvm.DomainState.of(null, "192.168.122.5"));
+        assertEquals(InstanceState.Provisioning, DomainState.of(null, "192.168.122.5"));
     }
 
     @Test
     void shouldCarryOwnerAgeAndAddressOfARunningDomain() {
-        Instance i = com.example.crawl.egress.provider.kvm.DomainState.instance(ID, DomainState.VIR_DOMAIN_RUNNING, OWNER, "192.168.122.5");
+        Instance i = DomainState.instance(ID, DomainInfo.DomainState.VIR_DOMAIN_RUNNING, OWNER, "192.168.122.5");
 
         assertEquals(new Instance("hosts/hv1/domains/proxy-abc", "proxy-abc", "uid-1", InstanceState.Running,
                 "192.168.122.5", OWNER.createdAt()), i);
@@ -50,13 +50,13 @@ class DomainStateTest {
 
     @Test
     void shouldReportNoAddressUnlessRunning() {
-        assertNull(com.example.crawl.egress.provider.kvm.DomainState.instance(ID, DomainState.VIR_DOMAIN_PAUSED, OWNER, "192.168.122.5").ip());
-        assertNull(com.example.crawl.egress.provider.kvm.DomainState.instance(ID, DomainState.VIR_DOMAIN_SHUTOFF, OWNER, "192.168.122.5").ip());
+        assertNull(DomainState.instance(ID, DomainInfo.DomainState.VIR_DOMAIN_PAUSED, OWNER, "192.168.122.5").ip());
+        assertNull(DomainState.instance(ID, DomainInfo.DomainState.VIR_DOMAIN_SHUTOFF, OWNER, "192.168.122.5").ip());
     }
 
     @Test
     void shouldLeaveADomainWithoutOurMetadataOwnerless() {
-        Instance i = com.example.crawl.egress.provider.kvm.DomainState.instance(ID, DomainState.VIR_DOMAIN_SHUTOFF, null, null);
+        Instance i = DomainState.instance(ID, DomainInfo.DomainState.VIR_DOMAIN_SHUTOFF, null, null);
 
         assertNull(i.ownerUid(), "garbage collection never deletes an instance without an owner");
         assertNull(i.createdAt());

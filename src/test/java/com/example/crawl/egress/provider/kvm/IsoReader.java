@@ -120,7 +120,8 @@ record IsoReader(byte[] image) {
             if (len < 4 || at + len > su.length) {
                 break;
             }
-            out.add(Map.entry(new String(su, at, 2, StandardCharsets.US_ASCII), Arrays.copyOfRange(su, at + 4, at + len)));
+            out.add(Map.entry(new String(su, at, 2, StandardCharsets.US_ASCII),
+                    Arrays.copyOfRange(su, at + 4, at + len)));
             at += len;
         }
         return out;

@@ -44,7 +44,8 @@ class VolumeXmlTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"ABCDEF", "../../etc/passwd", "0123456789ABCDEF0123456789ABCDEF0123456789ABCDEF0123456789ABCDEF"})
+    @ValueSource(strings = {"ABCDEF", "../../etc/passwd",
+        "0123456789ABCDEF0123456789ABCDEF0123456789ABCDEF0123456789ABCDEF"})
     void shouldRefuseADigestThatIsNotOneAsPermanent(String sha256) {
         ProviderException.Permanent e = assertThrows(ProviderException.Permanent.class,
                 () -> VolumeXml.baseName(new KvmSpec.Image("https://img.test/a.qcow2", sha256)));
