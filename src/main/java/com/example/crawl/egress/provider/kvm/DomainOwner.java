@@ -4,6 +4,8 @@ import java.io.IOException;
 import java.io.StringReader;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import javax.xml.parsers.DocumentBuilder;
@@ -11,7 +13,6 @@ import javax.xml.parsers.ParserConfigurationException;
 import org.w3c.dom.Document;
 import org.w3c.dom.Element;
 import org.w3c.dom.Node;
-import org.w3c.dom.NodeList;
 import org.xml.sax.InputSource;
 import org.xml.sax.SAXException;
 import org.xml.sax.helpers.DefaultHandler;
@@ -33,9 +34,9 @@ import org.xml.sax.helpers.DefaultHandler;
  * </metadata>
  * }</pre>
  *
- * <p>libvirt keeps an element of a foreign namespace as it is and hands it back through
- * {@code virDomainGetMetadata(ELEMENT, uri)} or inside the whole domain XML; {@link #parse}
- * reads either.
+ * <p>libvirt keeps an element of a foreign namespace as it is inside the whole domain XML
+ * ({@link #fromDomainXml}), and hands it back alone, without its namespace, through
+ * {@code virDomainGetMetadata(ELEMENT, uri)} ({@link #fromMetadata}).
  *
  * @param cluster   the installation that made it ({@code --cluster-name})
  * @param ownerUid  UID of the owning Proxy: garbage collection's proof of ownership
@@ -73,48 +74,82 @@ record DomainOwner(String cluster, String ownerUid, String namespace, String pro
     }
 
     /**
-     * The owner recorded in {@code xml} (a whole domain XML, or the metadata element alone), or
-     * empty when the domain is not ours: no element of our namespace, no {@code managed=true},
-     * no UID or cluster, or anything that is not well-formed XML. Never throws: a domain whose XML
-     * cannot be read is one we cannot prove ours, and the callers skip it.
+     * The owner recorded in a whole domain XML ({@code virDomainGetXMLDesc}), or empty when the
+     * domain is not ours: no element of our namespace in its {@code <metadata>}, two of them, no
+     * {@code managed=true}, no UID or cluster, or anything that is not well-formed XML. Never
+     * throws: a domain whose XML cannot be read is one we cannot prove ours, and the callers skip
+     * it.
      */
-    static Optional<DomainOwner> parse(String xml) {
-        if (xml == null || xml.isBlank()) {
+    static Optional<DomainOwner> fromDomainXml(String xml) {
+        Document doc = parse(xml);
+        if (doc == null || !"domain".equals(doc.getDocumentElement().getLocalName())) {
             return Optional.empty();
+        }
+        List<Element> owners = new ArrayList<>();
+        for (Element metadata : children(doc.getDocumentElement(), null, "metadata")) {
+            owners.addAll(children(metadata, NAMESPACE, ELEMENT));
+        }
+        return owners.size() == 1 ? of(owners.getFirst(), NAMESPACE) : Optional.empty();
+    }
+
+    /**
+     * The owner in what {@code virDomainGetMetadata(ELEMENT, NAMESPACE)} returns: our element with
+     * the namespace stripped (libvirt 9.0 hands it back as a plain {@code <owner>}); one that
+     * still carries our namespace is read too. Empty, never an exception, as for
+     * {@link #fromDomainXml}.
+     */
+    static Optional<DomainOwner> fromMetadata(String xml) {
+        Document doc = parse(xml);
+        if (doc == null) {
+            return Optional.empty();
+        }
+        Element root = doc.getDocumentElement();
+        String ns = root.getNamespaceURI();
+        if (!ELEMENT.equals(root.getLocalName()) || ns != null && !ns.equals(NAMESPACE)) {
+            return Optional.empty();
+        }
+        return of(root, ns);
+    }
+
+    /** {@code xml} parsed without DTDs or external entities, or null when it is not well-formed. */
+    private static Document parse(String xml) {
+        if (xml == null || xml.isBlank()) {
+            return null;
         }
         try {
             DocumentBuilder builder = XmlDoc.secureFactory().newDocumentBuilder();
             builder.setErrorHandler(new DefaultHandler()); // silence the default handler's stderr line
-            Document doc = builder.parse(new InputSource(new StringReader(xml)));
-            NodeList owners = doc.getElementsByTagNameNS(NAMESPACE, ELEMENT);
-            return owners.getLength() == 1 ? of((Element) owners.item(0)) : Optional.empty();
+            return builder.parse(new InputSource(new StringReader(xml)));
         } catch (SAXException | IOException | ParserConfigurationException | RuntimeException e) {
-            return Optional.empty();
+            return null;
         }
     }
 
-    private static Optional<DomainOwner> of(Element owner) {
-        String uid = value(owner, "uid");
-        String cluster = value(owner, "cluster");
-        if (!"true".equals(value(owner, "managed")) || uid == null || uid.isEmpty() || cluster == null) {
+    private static Optional<DomainOwner> of(Element owner, String ns) {
+        String uid = value(owner, ns, "uid");
+        String cluster = value(owner, ns, "cluster");
+        if (!"true".equals(value(owner, ns, "managed")) || uid == null || uid.isEmpty() || cluster == null) {
             return Optional.empty();
         }
-        return Optional.of(new DomainOwner(cluster, uid, value(owner, "namespace"), value(owner, "name"),
-                instant(value(owner, "created"))));
+        return Optional.of(new DomainOwner(cluster, uid, value(owner, ns, "namespace"), value(owner, ns, "name"),
+                instant(value(owner, ns, "created"))));
     }
 
-    /** The text of the one direct child {@code name} of our namespace, or null. */
-    private static String value(Element parent, String name) {
-        String found = null;
+    /** The direct children {@code name} of {@code parent} in namespace {@code ns} (null: none). */
+    private static List<Element> children(Element parent, String ns, String name) {
+        List<Element> out = new ArrayList<>();
         for (Node n = parent.getFirstChild(); n != null; n = n.getNextSibling()) {
-            if (n instanceof Element e && NAMESPACE.equals(e.getNamespaceURI()) && name.equals(e.getLocalName())) {
-                if (found != null) {
-                    return null; // two answers to one question: believe neither
-                }
-                found = e.getTextContent().strip();
+            if (n instanceof Element e && Objects.equals(ns, e.getNamespaceURI()) && name.equals(e.getLocalName())) {
+                out.add(e);
             }
         }
-        return found;
+        return out;
+    }
+
+    /** The text of the one direct child {@code name} in namespace {@code ns}, or null (none, or two). */
+    private static String value(Element parent, String ns, String name) {
+        List<Element> found = children(parent, ns, name);
+        return found.size() == 1 ? found.getFirst().getTextContent().strip() : null;
     }
 
     private static Instant instant(String text) {

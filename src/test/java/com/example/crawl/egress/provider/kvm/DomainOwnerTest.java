@@ -13,16 +13,25 @@ import org.junit.jupiter.params.provider.ValueSource;
 class DomainOwnerTest {
 
     private static final String NS = DomainOwner.NAMESPACE;
+    private static final String FIELDS = "<managed>true</managed><cluster>prod</cluster><uid>u-1</uid>"
+            + "<namespace>ns</namespace><name>p</name><created>2026-12-01T15:00:00Z</created>";
+    private static final DomainOwner OWNER = new DomainOwner("prod", "u-1", "ns", "p",
+            Instant.parse("2026-12-01T15:00:00Z"));
 
     @Test
-    void shouldReadTheOwnerElementAloneAsLibvirtReturnsIt() {
+    void shouldReadTheElementAsVirDomainGetMetadataReturnsItWithoutNamespace() {
+        // what `virsh metadata <domain> <uri>` printed for a domain defined from DomainXml (libvirt 9.0)
+        assertEquals(Optional.of(OWNER), DomainOwner.fromMetadata("<owner>\n  " + FIELDS + "\n</owner>\n"));
+    }
+
+    @Test
+    void shouldReadTheElementAloneWithOurNamespaceToo() {
         String xml = "<egress:owner xmlns:egress='" + NS + "'><egress:managed>true</egress:managed>"
                 + "<egress:cluster>prod</egress:cluster><egress:uid>u-1</egress:uid>"
                 + "<egress:namespace>ns</egress:namespace><egress:name>p</egress:name>"
                 + "<egress:created>2026-12-01T15:00:00Z</egress:created></egress:owner>";
 
-        assertEquals(Optional.of(new DomainOwner("prod", "u-1", "ns", "p", Instant.parse("2026-12-01T15:00:00Z"))),
-                DomainOwner.parse(xml));
+        assertEquals(Optional.of(OWNER), DomainOwner.fromMetadata(xml));
     }
 
     @Test
@@ -33,17 +42,17 @@ class DomainOwnerTest {
                 + "<o:owner xmlns:o='" + NS + "'><o:managed>true</o:managed><o:cluster>c</o:cluster>"
                 + "<o:uid>u-2</o:uid></o:owner></metadata></domain>";
 
-        DomainOwner owner = DomainOwner.parse(xml).orElseThrow();
+        DomainOwner owner = DomainOwner.fromDomainXml(xml).orElseThrow();
         assertEquals("u-2", owner.ownerUid());
         assertNull(owner.createdAt(), "no creation time: its age cannot prove it an orphan");
     }
 
     @Test
     void shouldKeepAnUnreadableCreationTimeOutOfTheOwner() {
-        String xml = "<owner xmlns='" + NS + "'><managed>true</managed><cluster>c</cluster><uid>u</uid>"
-                + "<created>yesterday</created></owner>";
+        String xml = "<owner><managed>true</managed><cluster>c</cluster><uid>u</uid><created>yesterday</created>"
+                + "</owner>";
 
-        assertNull(DomainOwner.parse(xml).orElseThrow().createdAt());
+        assertNull(DomainOwner.fromMetadata(xml).orElseThrow().createdAt());
     }
 
     @ParameterizedTest
@@ -51,21 +60,42 @@ class DomainOwnerTest {
     @ValueSource(strings = {
         "<domain><name>someone-elses</name></domain>",
         "<domain><metadata><owner><managed>true</managed><cluster>c</cluster><uid>u</uid></owner></metadata></domain>",
-        "<owner xmlns='https://example.com/other'><managed>true</managed><cluster>c</cluster><uid>u</uid></owner>",
-        "<owner xmlns='" + NS + "'><managed>false</managed><cluster>c</cluster><uid>u</uid></owner>",
-        "<owner xmlns='" + NS + "'><cluster>c</cluster><uid>u</uid></owner>",
-        "<owner xmlns='" + NS + "'><managed>true</managed><cluster>c</cluster><uid> </uid></owner>",
-        "<owner xmlns='" + NS + "'><managed>true</managed><uid>u</uid></owner>",
-        "<owner xmlns='" + NS + "'><managed>true</managed><cluster>c</cluster><uid>u</uid><uid>v</uid></owner>",
-        "<m><owner xmlns='" + NS + "'><managed>true</managed><cluster>c</cluster><uid>u</uid></owner>"
-                + "<owner xmlns='" + NS + "'><managed>true</managed><cluster>c</cluster><uid>v</uid></owner></m>",
-        "<owner xmlns='" + NS + "'><managed>true</managed><cluster>c</cluster><uid>u</uid>",
+        "<domain><metadata><owner xmlns='https://example.com/other'><managed>true</managed><cluster>c</cluster>"
+                + "<uid>u</uid></owner></metadata></domain>",
+        "<domain><description><owner xmlns='" + NS + "'><managed>true</managed><cluster>c</cluster><uid>u</uid>"
+                + "</owner></description></domain>",
+        "<domain><metadata><owner xmlns='" + NS + "'><managed>true</managed><cluster>c</cluster><uid>u</uid></owner>"
+                + "<owner xmlns='" + NS + "'><managed>true</managed><cluster>c</cluster><uid>v</uid></owner>"
+                + "</metadata></domain>",
+        "<owner xmlns='" + NS + "'><managed>true</managed><cluster>c</cluster><uid>u</uid></owner>",
+        "<domain><metadata><owner xmlns='" + NS + "'><managed>true</managed><cluster>c</cluster><uid>u</uid>"
+                + "</owner></metadata>",
         "not xml at all <<<",
         "\u0000\u0001",
-        "<!DOCTYPE d [<!ENTITY x SYSTEM 'file:///etc/passwd'>]><owner xmlns='" + NS + "'><managed>true</managed>"
-                + "<cluster>c</cluster><uid>&x;</uid></owner>",
     })
-    void shouldAnswerEmptyForAnythingNotProvablyOurs(String xml) {
-        assertEquals(Optional.empty(), DomainOwner.parse(xml));
+    void shouldAnswerEmptyForADomainXmlNotProvablyOurs(String xml) {
+        assertEquals(Optional.empty(), DomainOwner.fromDomainXml(xml));
+    }
+
+    @ParameterizedTest
+    @NullAndEmptySource
+    @ValueSource(strings = {
+        "<owner xmlns='https://example.com/other'><managed>true</managed><cluster>c</cluster><uid>u</uid></owner>",
+        "<proprietor><managed>true</managed><cluster>c</cluster><uid>u</uid></proprietor>",
+        "<owner><managed>false</managed><cluster>c</cluster><uid>u</uid></owner>",
+        "<owner><cluster>c</cluster><uid>u</uid></owner>",
+        "<owner><managed>true</managed><cluster>c</cluster><uid> </uid></owner>",
+        "<owner><managed>true</managed><uid>u</uid></owner>",
+        "<owner><managed>true</managed><cluster>c</cluster><uid>u</uid><uid>v</uid></owner>",
+        "<owner><managed>true</managed><cluster>c</cluster><o:uid xmlns:o='urn:x'>u</o:uid></owner>",
+        "<owner><managed>true</managed><cluster>c</cluster><uid>u</uid>",
+        "not xml at all <<<",
+        "<!DOCTYPE owner [<!ENTITY x SYSTEM 'file:///etc/passwd'>]><owner><managed>true</managed>"
+                + "<cluster>c</cluster><uid>&x;</uid></owner>",
+        "<!DOCTYPE owner [<!ENTITY a 'aaaaaaaaaa'><!ENTITY b '&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;'>]><owner>"
+                + "<managed>true</managed><cluster>&b;</cluster><uid>u</uid></owner>",
+    })
+    void shouldAnswerEmptyForMetadataNotProvablyOurs(String xml) {
+        assertEquals(Optional.empty(), DomainOwner.fromMetadata(xml));
     }
 }

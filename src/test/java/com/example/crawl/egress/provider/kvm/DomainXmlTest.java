@@ -114,7 +114,7 @@ class DomainXmlTest {
                 CREATED);
 
         assertEquals(Optional.of(new DomainOwner("prod-eu", UID, "crawlers", "kvm-home-1", CREATED)),
-                DomainOwner.parse(xml));
+                DomainOwner.fromDomainXml(xml));
     }
 
     @Test
@@ -129,7 +129,7 @@ class DomainXmlTest {
         assertEquals(network, xpath(doc, "//interface/source/@network"));
         assertEquals("p\"ool<&>", xpath(doc, "//disk[@device='disk']/source/@pool"));
         assertEquals(0, count(doc, "//*[@bridge]"));
-        DomainOwner owner = DomainOwner.parse(xml).orElseThrow();
+        DomainOwner owner = DomainOwner.fromDomainXml(xml).orElseThrow();
         assertEquals(cluster, owner.cluster());
         assertEquals(UID, owner.ownerUid());
     }
