@@ -124,9 +124,6 @@ final class Pass {
         return annotations == null ? null : annotations.get(name);
     }
 
-    void addFinalizer() throws ObjectChangedException {
-        updateMetadata(new ObjectMetaBuilder(proxy.getMetadata()).addToFinalizers(Proxy.FINALIZER).build());
-    }
 
     /** Removes the finalizer; the API server may delete the object at once, so no status follows. */
     void removeFinalizer() throws ObjectChangedException {
@@ -134,11 +131,21 @@ final class Pass {
         released = true;
     }
 
-    /** Sets annotations in one write, made only when a value changes. */
-    void annotate(Map<String, String> values) throws ObjectChangedException {
-        if (values.entrySet().stream().anyMatch(e -> !e.getValue().equals(annotation(e.getKey())))) {
-            updateMetadata(new ObjectMetaBuilder(proxy.getMetadata()).addToAnnotations(values).build());
+    /**
+     * Puts the finalizer on the object and sets {@code annotations}, in one write, made only when
+     * the finalizer is missing or a value changes: what the operator must have recorded before it
+     * makes anything for the Proxy, and what that is made from.
+     */
+    void claim(Map<String, String> annotations) throws ObjectChangedException {
+        boolean changed = annotations.entrySet().stream().anyMatch(e -> !e.getValue().equals(annotation(e.getKey())));
+        if (hasFinalizer() && !changed) {
+            return;
         }
+        ObjectMetaBuilder meta = new ObjectMetaBuilder(proxy.getMetadata()).addToAnnotations(annotations);
+        if (!hasFinalizer()) {
+            meta.addToFinalizers(Proxy.FINALIZER);
+        }
+        updateMetadata(meta.build());
     }
 
     /**

@@ -143,9 +143,6 @@ public final class ProxyReconciler {
     }
 
     private Outcome managed(Pass pass) throws ObjectChangedException {
-        if (!pass.hasFinalizer()) {
-            pass.addFinalizer();
-        }
         ProxySpec spec = pass.spec();
         Optional<Provider> provider = providers.find(spec.provider());
         if (provider.isEmpty()) {
@@ -203,25 +200,31 @@ public final class ProxyReconciler {
             throws ProviderException, ObjectChangedException {
         String providerID = pass.status().providerID();
         if (providerID == null) {
+            // Finalizer, hash and maker in one write, before anything exists that would need them.
+            pass.claim(made(pass, shape));
             return create(pass, provider, shape);
         }
         String annotated = pass.annotation(Proxy.SPEC_HASH_ANNOTATION);
-        String maker = pass.instanceProvider();
         if (annotated == null) {
             // An instance recorded without a hash (an older operator, a lost write): adopt it as is.
-            pass.annotate(made(pass, shape));
-        } else if (!annotated.equals(shape.hash()) || !maker.equals(pass.spec().provider())) {
-            // The old instance goes through the provider that has it, which after an edit of
-            // spec.provider is not the spec's.
-            Optional<Provider> from = maker.equals(pass.spec().provider()) ? Optional.of(provider) : providers.find(maker);
-            if (from.isEmpty()) {
-                pass.provisioned(false, Reason.UnknownProvider, "instance " + providerID + " was made by provider \""
-                        + maker + "\", which is not in the providers config (configured: " + configured()
-                        + "); add it back so that the instance can be deleted, or set spec.provider to it again");
-                return Outcome.DONE;
-            }
-            try (ActiveSpan span = ActiveSpan.start(tracer.spanBuilder("reconcile.replaceInstance"))) {
-                return replace(pass, from.get(), provider, shape);
+            pass.claim(made(pass, shape));
+        } else {
+            pass.claim(Map.of()); // writes only if the finalizer was taken off by hand: the instance is still ours
+            String maker = pass.instanceProvider();
+            if (!annotated.equals(shape.hash()) || !maker.equals(pass.spec().provider())) {
+                // The old instance goes through the provider that has it, which after an edit of
+                // spec.provider is not the spec's.
+                Optional<Provider> from = maker.equals(pass.spec().provider()) ? Optional.of(provider)
+                        : providers.find(maker);
+                if (from.isEmpty()) {
+                    pass.provisioned(false, Reason.UnknownProvider, "instance " + providerID + " was made by provider \""
+                            + maker + "\", which is not in the providers config (configured: " + configured()
+                            + "); add it back so that the instance can be deleted, or set spec.provider to it again");
+                    return Outcome.DONE;
+                }
+                try (ActiveSpan span = ActiveSpan.start(tracer.spanBuilder("reconcile.replaceInstance"))) {
+                    return replace(pass, from.get(), provider, shape);
+                }
             }
         }
         Instance instance;
@@ -263,7 +266,7 @@ public final class ProxyReconciler {
             pass.event(EventReason.InstanceCreated, "Created instance " + instance.providerID()
                     + " (provider " + pass.spec().provider() + ")");
         }
-        pass.annotate(made(pass, shape));
+        pass.claim(made(pass, shape));
         pass.stage(s -> s.withProviderID(instance.providerID()));
         return observe(pass, provider, instance);
     }

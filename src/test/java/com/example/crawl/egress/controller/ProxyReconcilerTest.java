@@ -52,7 +52,9 @@ class ProxyReconcilerTest {
         assertEquals(Phase.Provisioning, status.phase());
         assertEquals(1L, status.observedGeneration());
         assertTrue(rig.condition(key, Condition.PROVISIONED).hasReason(Reason.Provisioning));
-        assertEquals(List.of("update", "update", "status"), rig.store.writes(), "finalizer, hash annotation, one status write");
+        assertEquals(List.of("update", "status"), rig.store.writes(),
+                "finalizer and annotations in one write before the create, one status write");
+        assertEquals("fake", stored.getMetadata().getAnnotations().get(Proxy.INSTANCE_PROVIDER_ANNOTATION));
     }
 
     @Test
@@ -281,6 +283,7 @@ class ProxyReconcilerTest {
         assertTrue(provisioned.hasReason(Reason.UnknownProvider), provisioned.toString());
         assertTrue(provisioned.message().contains("\"gcp-us\"") && provisioned.message().contains("fake"));
         assertEquals(Phase.Failed, rig.status(key).phase());
+        assertEquals(List.of(), finalizers(key), "nothing made, nothing to clean up");
 
         ProxyReconciler restarted = new ProxyReconciler(rig.store, Rig.registry("gcp-us", rig.provider),
                 HealthSource.NONE, EventSink.NONE, INTERVALS, rig.clock, TracerProvider.noop().get("test"));
@@ -381,6 +384,24 @@ class ProxyReconcilerTest {
         assertInstanceOf(Outcome.Conflict.class, rig.reconcile(key));
         rig.store.thawCache();
         assertEquals(Outcome.after(INTERVALS.provisioningPoll()), rig.reconcile(key));
+    }
+
+    @Test
+    void shouldPutBackAFinalizerTakenOffByHandWhileTheInstanceRuns() {
+        ProxyKey key = running("p1");
+        rig.store.removeFinalizers(key);
+        rig.store.clearWrites();
+
+        assertEquals(Outcome.after(INTERVALS.driftPoll()), rig.reconcile(key));
+
+        assertEquals(List.of(Proxy.FINALIZER), finalizers(key));
+        assertEquals(List.of("update"), rig.store.writes());
+        assertEquals(1, rig.provider.calls(Op.CREATE));
+    }
+
+    private List<String> finalizers(ProxyKey key) {
+        List<String> finalizers = rig.store.stored(key).orElseThrow().getMetadata().getFinalizers();
+        return finalizers == null ? List.of() : finalizers;
     }
 
     private ProxyKey running(String name) {
