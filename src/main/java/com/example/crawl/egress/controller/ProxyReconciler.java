@@ -116,12 +116,12 @@ public final class ProxyReconciler {
         }
         if (pass.spec() == null) {
             pass.provisioned(false, Reason.InvalidSpec, "spec: required");
-            return Outcome.DONE;
+            return resync();
         }
         List<String> violations = SpecRules.violations(pass.spec());
         if (!violations.isEmpty()) {
             pass.provisioned(false, Reason.InvalidSpec, String.join("; ", violations));
-            return Outcome.DONE;
+            return resync();
         }
         return switch (pass.spec().mode()) {
             case External -> external(pass);
@@ -139,7 +139,7 @@ public final class ProxyReconciler {
         pass.stage(s -> s.withProviderID(null).withIp(host));
         pass.provisioned(true, Reason.ExternalEndpoint, "external endpoint " + host + ":" + pass.spec().endpoint().port());
         applyHealth(pass, host);
-        return Outcome.DONE;
+        return resync();
     }
 
     private Outcome managed(Pass pass) throws ObjectChangedException {
@@ -148,10 +148,10 @@ public final class ProxyReconciler {
         if (provider.isEmpty()) {
             pass.provisioned(false, Reason.UnknownProvider, "provider \"" + spec.provider()
                     + "\" is not in the providers config (configured: " + configured() + ")");
-            return Outcome.DONE;
+            return resync();
         }
         if (latched(pass)) {
-            return Outcome.DONE;
+            return resync();
         }
         String cloudInit;
         try {
@@ -220,7 +220,7 @@ public final class ProxyReconciler {
                     pass.provisioned(false, Reason.UnknownProvider, "instance " + providerID + " was made by provider \""
                             + maker + "\", which is not in the providers config (configured: " + configured()
                             + "); add it back so that the instance can be deleted, or set spec.provider to it again");
-                    return Outcome.DONE;
+                    return resync();
                 }
                 try (ActiveSpan span = ActiveSpan.start(tracer.spanBuilder("reconcile.replaceInstance"))) {
                     return replace(pass, from.get(), provider, shape);
@@ -351,7 +351,7 @@ public final class ProxyReconciler {
                 pass.provisioned(false, Reason.PermanentError, p.getMessage());
                 pass.event(EventReason.PermanentError, "Provider " + pass.spec().provider()
                         + " refused for good; Failed until the spec changes: " + p.getMessage());
-                yield Outcome.DONE;
+                yield resync();
             }
             case ProviderException.Transient t -> new Outcome.Failed(t.getMessage(), t);
             // get() answers NotFound where it matters; anywhere else it is a surprise worth a retry.
@@ -376,6 +376,15 @@ public final class ProxyReconciler {
         pass.stage(s -> s.withHealth(v.latencyMillis(), Conditions.timestamp(v.checkedAt()))
                 .withCondition(Condition.of(Condition.HEALTHY, v.healthy(), pass.generation(),
                         v.healthy() ? Reason.ProbeSucceeded : Reason.ProbeFailed, v.message(), v.checkedAt())));
+    }
+
+    /**
+     * The next look at a Proxy that needs nothing now (External, invalid, unknown provider,
+     * latched): one {@code --drift-poll} later, like a Ready one, so that a status someone else
+     * overwrote is written again and nothing waits for an event that may never come.
+     */
+    private Outcome resync() {
+        return Outcome.after(intervals.driftPoll());
     }
 
     private String configured() {

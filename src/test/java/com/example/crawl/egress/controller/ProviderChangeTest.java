@@ -82,7 +82,7 @@ class ProviderChangeTest {
         ProxyKey key = runningOnFake("p1");
         rig.store.annotate(key, Proxy.INSTANCE_PROVIDER_ANNOTATION, "gone");
 
-        assertEquals(Outcome.DONE, rig.reconcile(key));
+        assertEquals(Outcome.after(INTERVALS.driftPoll()), rig.reconcile(key), "looked at again at the resync");
 
         Condition provisioned = rig.condition(key, Condition.PROVISIONED);
         assertTrue(provisioned.hasReason(Reason.UnknownProvider)

@@ -203,9 +203,9 @@ class ProxyReconcilerTest {
         ProxyKey key = rig.create("p1", Rig.managed());
         rig.provider.failAlways(Op.CREATE, new ProviderException.Permanent("image squid:1 not found"));
 
-        assertEquals(Outcome.DONE, rig.reconcile(key));
+        assertEquals(Outcome.after(INTERVALS.driftPoll()), rig.reconcile(key), "looked at again at the resync");
         assertEquals(Phase.Failed, rig.status(key).phase());
-        assertEquals(Outcome.DONE, rig.reconcile(key));
+        assertEquals(Outcome.after(INTERVALS.driftPoll()), rig.reconcile(key));
         assertEquals(1, rig.provider.calls(Op.CREATE), "latched: no second attempt at this generation");
 
         rig.provider.clearFaults();
@@ -278,7 +278,7 @@ class ProxyReconcilerTest {
         ProxySpec spec = new ProxySpec(null, "gcp-us", null, null, null, null, null, null, null, null, null);
         ProxyKey key = rig.create("p1", spec);
 
-        assertEquals(Outcome.DONE, rig.reconcile(key));
+        assertEquals(Outcome.after(INTERVALS.driftPoll()), rig.reconcile(key), "looked at again at the resync");
         Condition provisioned = rig.condition(key, Condition.PROVISIONED);
         assertTrue(provisioned.hasReason(Reason.UnknownProvider), provisioned.toString());
         assertTrue(provisioned.message().contains("\"gcp-us\"") && provisioned.message().contains("fake"));
@@ -296,7 +296,7 @@ class ProxyReconcilerTest {
                 new Endpoint("1.2.3.4", 3128, null), null);
         ProxyKey key = rig.create("p1", spec);
 
-        assertEquals(Outcome.DONE, rig.reconcile(key));
+        assertEquals(Outcome.after(INTERVALS.driftPoll()), rig.reconcile(key), "looked at again at the resync");
 
         Condition provisioned = rig.condition(key, Condition.PROVISIONED);
         assertTrue(provisioned.hasReason(Reason.InvalidSpec));
@@ -312,7 +312,7 @@ class ProxyReconcilerTest {
         ProxyKey key = rig.create("ext", spec);
         rig.verdicts.put(key, new HealthVerdict("proxy.example.net", true, 42L, rig.clock.instant(), "probe succeeded"));
 
-        assertEquals(Outcome.DONE, rig.reconcile(key));
+        assertEquals(Outcome.after(INTERVALS.driftPoll()), rig.reconcile(key), "looked at again at the resync");
 
         ProxyStatus status = rig.status(key);
         assertEquals("proxy.example.net", status.ip());
