@@ -75,6 +75,26 @@ public final class KvmLab implements AutoCloseable {
             </network>
             """;
 
+    /**
+     * Starts libvirtd with a {@code /dev/kvm} its QEMU user ({@code libvirt-qemu}, group kvm) may
+     * open, as udev makes it on an ordinary host. Where the node is root's alone (0600, as in some
+     * containers), libvirt finds KVM unusable for that user while its capability probe, which opens
+     * the node as root, found it usable; it then discards its capability cache at every start and
+     * probes both QEMU binaries again, 12 s on two busy cores. The copy, mounted over the node in
+     * libvirtd's own mount namespace, keeps the cache valid (a start takes half a second) and
+     * leaves the host's node as it is. Without /dev/kvm or a kvm group there is nothing to copy.
+     */
+    private static final String LIBVIRTD = """
+            set -e
+            if [ -c /dev/kvm ] && getent group kvm >/dev/null; then
+              mount -t tmpfs -o mode=0755 egress-kvm-lab "$1"
+              mknod -m 0660 "$1/kvm" c $((0x$(stat -c %t /dev/kvm))) $((0x$(stat -c %T /dev/kvm)))
+              chgrp kvm "$1/kvm"
+              mount --bind "$1/kvm" /dev/kvm
+            fi
+            exec libvirtd
+            """;
+
     private final Netns netns;
     private final Path dir;
     private Process virtlogd;
@@ -161,7 +181,7 @@ public final class KvmLab implements AutoCloseable {
 
     /** Starts libvirtd again after {@link #stopLibvirtd}; returns once it answers. */
     public void startLibvirtd() throws IOException {
-        libvirtd = startDaemon("libvirtd");
+        libvirtd = startLibvirtdProcess();
         awaitLibvirtd();
     }
 
@@ -289,9 +309,9 @@ public final class KvmLab implements AutoCloseable {
     private void setUp() throws IOException {
         netns.add();
         netns.run("ip", "link", "set", "lo", "up");
-        virtlogd = startDaemon("virtlogd");
+        virtlogd = startDaemon(List.of("virtlogd"), "virtlogd");
         awaitSocket(virtlogd, "virtlogd", VIRTLOGD_SOCKET);
-        libvirtd = startDaemon("libvirtd");
+        libvirtd = startLibvirtdProcess();
         awaitLibvirtd();
         removeOwnDomains(); // a killed lab's, which libvirtd has just loaded from /etc/libvirt/qemu
         removePool();
@@ -303,9 +323,20 @@ public final class KvmLab implements AutoCloseable {
     }
 
     /** The daemon in the foreground, in the namespace, its output in the lab's directory. */
-    private Process startDaemon(String daemon) throws IOException {
-        return netns.builder(List.of(daemon)).redirectErrorStream(true)
+    private Process startDaemon(List<String> command, String daemon) throws IOException {
+        return netns.builder(command).redirectErrorStream(true)
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(dir.resolve(daemon + ".log").toFile())).start();
+    }
+
+    /**
+     * libvirtd in a mount namespace of its own in which {@code /dev/kvm} is a 0660 root:kvm copy of
+     * the host's node (see {@link #LIBVIRTD}). The shell {@code exec}s libvirtd, so the process is
+     * libvirtd itself.
+     */
+    private Process startLibvirtdProcess() throws IOException {
+        Path dev = Files.createDirectories(dir.resolve("dev"));
+        return startDaemon(List.of("unshare", "--mount", "--propagation", "private", "sh", "-c", LIBVIRTD, "libvirtd",
+                dev.toString()), "libvirtd");
     }
 
     /** The package's persistent {@code default} network, started if inactive; our own transient one if absent. */
@@ -400,6 +431,7 @@ public final class KvmLab implements AutoCloseable {
     private static void requireInstalled() {
         ItRequirements.require("root", isRoot(), "libvirtd and network namespaces need it: run the ITs as root, as CI does");
         ItRequirements.require("ip", KvmGuestImage.installed("ip"), "apt-get install iproute2");
+        ItRequirements.require("unshare", KvmGuestImage.installed("unshare"), "apt-get install util-linux");
         ItRequirements.require("libvirtd, virtlogd and virsh", KvmGuestImage.installed("libvirtd")
                 && KvmGuestImage.installed("virtlogd") && KvmGuestImage.installed("virsh"),
                 "apt-get install --no-install-recommends libvirt-daemon-system");

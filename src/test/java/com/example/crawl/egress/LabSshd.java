@@ -19,9 +19,9 @@ import java.util.concurrent.TimeUnit;
  * and once in the lab's, from the same files: a client on either side reaches the same server at
  * the same address with the same host key.
  *
- * <p>Forwarding to UNIX sockets ({@code direct-streamlocal@openssh.com}) is allowed, which is how
- * the provider reaches libvirtd's socket; TCP forwarding is not. For the one test thread that
- * drives the lab.
+ * <p>Forwards the client asks for ({@code direct-streamlocal@openssh.com} to a UNIX socket, which
+ * is how the provider reaches libvirtd's, and {@code direct-tcpip}) are allowed; forwards from the
+ * server's side are not. For the one test thread that drives the lab.
  */
 final class LabSshd implements AutoCloseable {
 
@@ -107,8 +107,10 @@ final class LabSshd implements AutoCloseable {
                 UsePAM no
                 # the lab's files live under /tmp, which is world-writable
                 StrictModes no
-                AllowStreamLocalForwarding yes
-                AllowTcpForwarding no
+                # "local" allows the client's forwards (direct-streamlocal) only; with AllowTcpForwarding
+                # no, OpenSSH 9.2 refuses UNIX-socket forwards too
+                AllowStreamLocalForwarding local
+                AllowTcpForwarding local
                 X11Forwarding no
                 PrintMotd no
                 LogLevel VERBOSE
