@@ -2,11 +2,10 @@ package com.example.crawl.egress;
 
 import java.io.IOException;
 import java.io.InputStream;
-import java.net.StandardProtocolFamily;
-import java.net.UnixDomainSocketAddress;
-import java.nio.channels.SocketChannel;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -14,7 +13,6 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -50,7 +48,7 @@ import java.util.regex.Pattern;
 public final class KvmLab implements AutoCloseable {
 
     public static final String URI = "qemu:///system";
-    public static final String LIBVIRT_SOCKET = "/run/libvirt/libvirt-sock";
+    public static final String LIBVIRT_SOCKET = LabLibvirtd.SOCKET;
     public static final String NETWORK = "default";
     /** The host's address on {@link #NETWORK}: guests reach servers that listen on it in the namespace. */
     public static final String BRIDGE_ADDRESS = "192.168.122.1";
@@ -58,9 +56,7 @@ public final class KvmLab implements AutoCloseable {
     public static final String DOMAIN_PREFIX = "egress-kvm-";
 
     static final Path POOL_DIRECTORY = Path.of("/var/lib/libvirt/images", POOL);
-    private static final String VIRTLOGD_SOCKET = "/run/libvirt/virtlogd-sock";
-    private static final Duration START_WAIT = Duration.ofSeconds(30);
-    private static final Duration STOP_WAIT = Duration.ofSeconds(15);
+    private static final Path QEMU_LOGS = Path.of("/var/log/libvirt/qemu");
     private static final Duration POLL = Duration.ofMillis(100);
     private static final String BASE_VOLUME = "tiny-guest-base.qcow2";
     private static final Pattern LEASE = Pattern.compile("ipv4\\s+(\\d+\\.\\d+\\.\\d+\\.\\d+)/");
@@ -75,49 +71,30 @@ public final class KvmLab implements AutoCloseable {
             </network>
             """;
 
-    /**
-     * Starts libvirtd with a {@code /dev/kvm} its QEMU user ({@code libvirt-qemu}, group kvm) may
-     * open, as udev makes it on an ordinary host. Where the node is root's alone (0600, as in some
-     * containers), libvirt finds KVM unusable for that user while its capability probe, which opens
-     * the node as root, found it usable; it then discards its capability cache at every start and
-     * probes both QEMU binaries again, 12 s on two busy cores. The copy, mounted over the node in
-     * libvirtd's own mount namespace, keeps the cache valid (a start takes half a second) and
-     * leaves the host's node as it is. Without /dev/kvm or a kvm group there is nothing to copy.
-     */
-    private static final String LIBVIRTD = """
-            set -e
-            if [ -c /dev/kvm ] && getent group kvm >/dev/null; then
-              mount -t tmpfs -o mode=0755 egress-kvm-lab "$1"
-              mknod -m 0660 "$1/kvm" c $((0x$(stat -c %t /dev/kvm))) $((0x$(stat -c %T /dev/kvm)))
-              chgrp kvm "$1/kvm"
-              mount --bind "$1/kvm" /dev/kvm
-            fi
-            exec libvirtd
-            """;
-
     private final Netns netns;
     private final Path dir;
-    private Process virtlogd;
-    private Process libvirtd;
-    private LabSshd sshd;
+    private final LabLibvirtd daemons;
+    private final List<LabSshd> sshds = new ArrayList<>();
     private boolean startedNetwork;
     private boolean closed;
 
     private KvmLab(Netns netns, Path dir) {
         this.netns = netns;
         this.dir = dir;
+        this.daemons = new LabLibvirtd(netns, dir);
     }
 
     /**
      * Creates the namespace, starts the daemons, the network, the pool and sshd, and returns once
-     * each answers (about 2 s).
+     * each answers: under a second, once libvirt has cached what the machine's QEMU can do (its
+     * first start on a machine probes QEMU for some 12 s).
      *
      * @throws org.opentest4j.TestAbortedException if a requirement is missing (see the class comment)
      * @throws IllegalStateException               if a step fails; the lab's parts are stopped again
      */
     public static KvmLab create() throws IOException {
         requireInstalled();
-        ItRequirements.require("a machine without a running libvirtd", !answers(LIBVIRT_SOCKET),
+        ItRequirements.require("a machine without a running libvirtd", !LabLibvirtd.running(),
                 "KvmLab starts its own libvirtd: stop the machine's (systemctl stop libvirtd.service libvirtd.socket"
                         + " libvirtd-ro.socket libvirtd-admin.socket)");
         String name = DOMAIN_PREFIX + HexFormat.of().toHexDigits(ThreadLocalRandom.current().nextInt());
@@ -141,48 +118,59 @@ public final class KvmLab implements AutoCloseable {
         return netns.name();
     }
 
+    /** The lab's sshd, as {@link #sshd()} has it. */
     public int sshPort() {
-        return sshd.port();
+        return sshd().port();
     }
 
     public String sshUser() {
-        return LabSshd.USER;
+        return sshd().user();
     }
 
     /** The private key sshd accepts for {@link #sshUser}: OpenSSH format, ed25519, no passphrase. */
     public byte[] privateKey() {
-        return sshd.privateKey();
+        return sshd().privateKey();
     }
 
     /** The same key as a file (0600), for command-line clients. */
     public Path privateKeyFile() {
-        return sshd.privateKeyFile();
+        return sshd().privateKeyFile();
     }
 
     /** The known_hosts line for sshd: {@code [127.0.0.1]:<port> ssh-ed25519 AAAA...}. */
     public String knownHostsLine() {
-        return sshd.knownHostsLine();
+        return sshd().knownHostsLine();
     }
 
-    /** The sshd in the host's namespace (it forks a child per connection): for tests that stop or stall it. */
-    public ProcessHandle sshd() {
-        return sshd.hostServer();
+    /** The lab's sshd: the way to libvirtd that {@link #create} sets up. */
+    public LabSshd sshd() {
+        return sshds.getFirst();
     }
 
-    /** The running libvirtd: for tests that stall it (SIGSTOP) or see it gone. */
+    /**
+     * Starts another sshd with keys and a port of its own, in front of the same libvirtd: a second
+     * "host" for tests that stall or break one host (SIGSTOP its server, wrong keys) and watch the
+     * other go on. {@link #close} stops it.
+     */
+    public LabSshd addSshd() throws IOException {
+        LabSshd another = LabSshd.start(Files.createDirectory(dir.resolve("ssh-" + sshds.size())), netns);
+        sshds.add(another);
+        return another;
+    }
+
+    /** The running libvirtd: for tests that stall it (SIGSTOP; {@link #close} resumes it) or see it gone. */
     public ProcessHandle libvirtd() {
-        return libvirtd.toHandle();
+        return daemons.libvirtd();
     }
 
     /** Stops libvirtd (SIGTERM, then waits); domains keep running, as with a real daemon restart. */
     public void stopLibvirtd() {
-        stop(libvirtd, "libvirtd");
+        daemons.stopLibvirtd();
     }
 
     /** Starts libvirtd again after {@link #stopLibvirtd}; returns once it answers. */
     public void startLibvirtd() throws IOException {
-        libvirtd = startLibvirtdProcess();
-        awaitLibvirtd();
+        daemons.startLibvirtd();
     }
 
     /** The pool's directory, where its volumes' files are. */
@@ -285,19 +273,18 @@ public final class KvmLab implements AutoCloseable {
             return;
         }
         closed = true;
-        RuntimeException failure = null;
-        if (libvirtd != null && libvirtd.isAlive()) {
+        RuntimeException failure = attempt(daemons::resume, null);
+        if (daemons.libvirtdRunning()) {
             failure = attempt(this::removeOwnDomains, failure);
             failure = attempt(this::removePool, failure);
             if (startedNetwork) {
                 failure = attempt(() -> virsh("net-destroy", NETWORK), failure);
             }
         }
-        if (sshd != null) {
+        for (LabSshd sshd : sshds) {
             failure = attempt(sshd::close, failure);
         }
-        failure = attempt(() -> stop(libvirtd, "libvirtd"), failure);
-        failure = attempt(() -> stop(virtlogd, "virtlogd"), failure);
+        failure = attempt(daemons::close, failure);
         failure = attempt(netns::delete, failure);
         failure = attempt(() -> KvmGuestImage.deleteTree(POOL_DIRECTORY), failure);
         failure = attempt(() -> KvmGuestImage.deleteTree(dir), failure);
@@ -309,34 +296,15 @@ public final class KvmLab implements AutoCloseable {
     private void setUp() throws IOException {
         netns.add();
         netns.run("ip", "link", "set", "lo", "up");
-        virtlogd = startDaemon(List.of("virtlogd"), "virtlogd");
-        awaitSocket(virtlogd, "virtlogd", VIRTLOGD_SOCKET);
-        libvirtd = startLibvirtdProcess();
-        awaitLibvirtd();
+        daemons.start();
         removeOwnDomains(); // a killed lab's, which libvirtd has just loaded from /etc/libvirt/qemu
         removePool();
         startNetwork();
         Files.createDirectories(POOL_DIRECTORY);
-        virsh("pool-create-as", POOL, "dir", "--target", POOL_DIRECTORY.toString());
-        Path sshDir = Files.createDirectory(dir.resolve("ssh"));
-        sshd = LabSshd.start(sshDir, netns);
-    }
-
-    /** The daemon in the foreground, in the namespace, its output in the lab's directory. */
-    private Process startDaemon(List<String> command, String daemon) throws IOException {
-        return netns.builder(command).redirectErrorStream(true)
-                .redirectOutput(ProcessBuilder.Redirect.appendTo(dir.resolve(daemon + ".log").toFile())).start();
-    }
-
-    /**
-     * libvirtd in a mount namespace of its own in which {@code /dev/kvm} is a 0660 root:kvm copy of
-     * the host's node (see {@link #LIBVIRTD}). The shell {@code exec}s libvirtd, so the process is
-     * libvirtd itself.
-     */
-    private Process startLibvirtdProcess() throws IOException {
-        Path dev = Files.createDirectories(dir.resolve("dev"));
-        return startDaemon(List.of("unshare", "--mount", "--propagation", "private", "sh", "-c", LIBVIRTD, "libvirtd",
-                dev.toString()), "libvirtd");
+        // Persistent, so that a test can make it inactive (pool-destroy) and active again.
+        virsh("pool-define-as", POOL, "dir", "--target", POOL_DIRECTORY.toString());
+        virsh("pool-start", POOL);
+        sshds.add(LabSshd.start(Files.createDirectory(dir.resolve("ssh")), netns));
     }
 
     /** The package's persistent {@code default} network, started if inactive; our own transient one if absent. */
@@ -359,53 +327,21 @@ public final class KvmLab implements AutoCloseable {
                 virsh("undefine", domain, "--nvram");
             }
         }
+        try (var logs = Files.newDirectoryStream(QEMU_LOGS, DOMAIN_PREFIX + "*.log")) {
+            for (Path log : logs) {
+                Files.delete(log); // libvirt keeps a domain's QEMU log after undefining it
+            }
+        } catch (NoSuchFileException e) {
+            // no domain has run on this machine yet
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 
     private void removePool() {
         if (netns.exec(null, virshCommand("pool-info", POOL)).exit() == 0) {
             netns.exec(null, virshCommand("pool-destroy", POOL)); // fails for an inactive pool
             netns.exec(null, virshCommand("pool-undefine", POOL)); // fails for a transient one
-        }
-    }
-
-    private void awaitLibvirtd() throws IOException {
-        long end = System.nanoTime() + START_WAIT.toNanos();
-        while (netns.exec(null, virshCommand("version")).exit() != 0) {
-            failIfGone(libvirtd, "libvirtd", end);
-            pause();
-        }
-    }
-
-    private void awaitSocket(Process daemon, String name, String socket) throws IOException {
-        long end = System.nanoTime() + START_WAIT.toNanos();
-        while (!answers(socket)) {
-            failIfGone(daemon, name, end);
-            pause();
-        }
-    }
-
-    private void failIfGone(Process daemon, String name, long end) throws IOException {
-        if (!daemon.isAlive() || System.nanoTime() - end > 0) {
-            String log = Files.readString(dir.resolve(name + ".log"), StandardCharsets.ISO_8859_1);
-            throw new IllegalStateException(name + (daemon.isAlive() ? " did not answer within " + START_WAIT
-                    : " exited with " + daemon.exitValue()) + ":\n" + log);
-        }
-    }
-
-    /** SIGTERM, so the daemon removes its sockets and pid file; SIGKILL if it has not exited in time. */
-    private static void stop(Process daemon, String name) {
-        if (daemon == null || !daemon.isAlive()) {
-            return;
-        }
-        daemon.destroy();
-        try {
-            if (!daemon.waitFor(STOP_WAIT.toNanos(), TimeUnit.NANOSECONDS)) {
-                Netns.kill(List.of(daemon.toHandle()));
-                throw new IllegalStateException(name + " (pid " + daemon.pid() + ") ignored SIGTERM for " + STOP_WAIT);
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted while stopping " + name, e);
         }
     }
 
@@ -419,19 +355,11 @@ public final class KvmLab implements AutoCloseable {
         return command.toArray(String[]::new);
     }
 
-    /** Whether something accepts connections on the UNIX socket at {@code path}. */
-    private static boolean answers(String path) {
-        try (SocketChannel channel = SocketChannel.open(StandardProtocolFamily.UNIX)) {
-            return channel.connect(UnixDomainSocketAddress.of(path));
-        } catch (IOException e) {
-            return false;
-        }
-    }
-
     private static void requireInstalled() {
         ItRequirements.require("root", isRoot(), "libvirtd and network namespaces need it: run the ITs as root, as CI does");
         ItRequirements.require("ip", KvmGuestImage.installed("ip"), "apt-get install iproute2");
-        ItRequirements.require("unshare", KvmGuestImage.installed("unshare"), "apt-get install util-linux");
+        ItRequirements.require("unshare and mknod", KvmGuestImage.installed("unshare") && KvmGuestImage.installed("mknod"),
+                "apt-get install util-linux coreutils");
         ItRequirements.require("libvirtd, virtlogd and virsh", KvmGuestImage.installed("libvirtd")
                 && KvmGuestImage.installed("virtlogd") && KvmGuestImage.installed("virsh"),
                 "apt-get install --no-install-recommends libvirt-daemon-system");

@@ -79,11 +79,23 @@ class KvmLabIT {
 
     @Test
     @Order(2)
+    void shouldStartASecondHostWithKeysOfItsOwn() throws IOException {
+        LabSshd second = lab.addSshd();
+        Path knownHosts = Files.writeString(dir.resolve("known_hosts"), second.knownHostsLine() + "\n");
+
+        assertNotEquals(lab.sshPort(), second.port());
+        assertEquals("in\n", run(sshCommand(second.port(), knownHosts, second.privateKeyFile(), "echo in")).out());
+        assertEquals(255, run(sshCommand(second.port(), knownHosts, lab.privateKeyFile(), "echo in")).exit(),
+                "the first host's key does not open the second");
+    }
+
+    @Test
+    @Order(3)
     void shouldReachLibvirtThroughAForwardedSocketWithPoolAndNetworkActive() throws Exception {
         Path knownHosts = Files.writeString(dir.resolve("known_hosts"), lab.knownHostsLine() + "\n");
         Path socket = dir.resolve("libvirt.sock");
         // The provider's way in: direct-streamlocal to libvirtd's socket, here through the ssh client.
-        Process forward = sshBuilder(knownHosts, lab.privateKeyFile(), "-N", "-o", "ExitOnForwardFailure=yes",
+        Process forward = sshBuilder(lab.sshPort(), knownHosts, lab.privateKeyFile(), "-N", "-o", "ExitOnForwardFailure=yes",
                 "-L", socket + ":" + KvmLab.LIBVIRT_SOCKET).redirectErrorStream(true)
                 .redirectOutput(dir.resolve("forward.log").toFile()).start();
         try {
@@ -103,7 +115,24 @@ class KvmLabIT {
     }
 
     @Test
-    @Order(3)
+    @Order(4)
+    void shouldLetATestStopAndRestartLibvirtdAndDeactivateThePool() throws IOException {
+        lab.stopLibvirtd();
+        KvmLab.Outcome down = lab.inNamespace("virsh", "-c", KvmLab.URI, "version");
+        assertNotEquals(0, down.exit());
+        assertTrue(down.err().contains("libvirt-sock': No such file or directory"), "libvirtd removed its socket: " + down.err());
+
+        long start = System.nanoTime();
+        lab.startLibvirtd();
+        report("libvirtd restart", start);
+        lab.virsh("pool-destroy", KvmLab.POOL);
+        assertTrue(lab.virsh("pool-info", KvmLab.POOL).matches("(?s).*State:\\s+inactive.*"), "defined, inactive");
+        lab.virsh("pool-start", KvmLab.POOL);
+        assertTrue(lab.virsh("pool-info", KvmLab.POOL).matches("(?s).*State:\\s+running.*"));
+    }
+
+    @Test
+    @Order(5)
     void shouldBootTheTestGuestToALeaseAndAProxyInsideTheNamespace() throws IOException {
         long build = System.nanoTime();
         Path image = KvmGuestImage.path();
@@ -131,11 +160,11 @@ class KvmLabIT {
     }
 
     @Test
-    @Order(4)
+    @Order(6)
     void shouldLeaveNoDomainVolumeDaemonOrNamespaceBehind() throws IOException {
         List<String> domains = lab.virsh("list", "--all", "--name").lines().filter(n -> !n.isBlank()).toList();
         ProcessHandle libvirtd = lab.libvirtd();
-        ProcessHandle sshd = lab.sshd();
+        ProcessHandle sshd = lab.sshd().server();
         String namespace = lab.namespace();
 
         lab.close();
@@ -144,9 +173,11 @@ class KvmLabIT {
         assertFalse(sshd.isAlive(), "sshd stopped");
         assertFalse(Files.exists(Path.of("/run/netns", namespace)), "the namespace is gone");
         assertFalse(Files.exists(KvmLab.POOL_DIRECTORY), "the pool's directory is gone");
+        assertFalse(Files.exists(Path.of("/etc/libvirt/storage", KvmLab.POOL + ".xml")), "the pool is undefined");
         for (String domain : domains) {
             assertFalse(Files.exists(Path.of("/etc/libvirt/qemu", domain + ".xml")), domain + " is undefined");
             assertFalse(Files.exists(Path.of("/var/lib/libvirt/qemu/nvram", domain + "_VARS.fd")), domain + "'s NVRAM");
+            assertFalse(Files.exists(Path.of("/var/log/libvirt/qemu", domain + ".log")), domain + "'s QEMU log");
         }
         assertFalse(ProcessHandle.allProcesses().anyMatch(p -> p.info().commandLine().orElse("").contains(KvmLab.POOL)),
                 "no QEMU runs on the lab's volumes");
@@ -195,11 +226,15 @@ class KvmLabIT {
     }
 
     private static List<String> sshCommand(Path knownHosts, Path key, String remoteCommand) {
-        return sshBuilder(knownHosts, key, remoteCommand).command();
+        return sshCommand(lab.sshPort(), knownHosts, key, remoteCommand);
     }
 
-    private static ProcessBuilder sshBuilder(Path knownHosts, Path key, String... rest) {
-        List<String> command = new ArrayList<>(List.of("ssh", "-F", "none", "-p", Integer.toString(lab.sshPort()),
+    private static List<String> sshCommand(int port, Path knownHosts, Path key, String remoteCommand) {
+        return sshBuilder(port, knownHosts, key, remoteCommand).command();
+    }
+
+    private static ProcessBuilder sshBuilder(int port, Path knownHosts, Path key, String... rest) {
+        List<String> command = new ArrayList<>(List.of("ssh", "-F", "none", "-p", Integer.toString(port),
                 "-i", key.toString(), "-o", "IdentitiesOnly=yes", "-o", "UserKnownHostsFile=" + knownHosts,
                 "-o", "GlobalKnownHostsFile=/dev/null", "-o", "StrictHostKeyChecking=yes", "-o", "BatchMode=yes",
                 "-o", "ConnectTimeout=10", "-l", lab.sshUser(), "127.0.0.1"));

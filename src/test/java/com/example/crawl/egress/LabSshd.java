@@ -17,13 +17,14 @@ import java.util.concurrent.TimeUnit;
  * ed25519 pair made for the lab), key authentication only, as root, listening on 127.0.0.1 at a
  * port that was free on the host. It runs twice on that port, once in the host's network namespace
  * and once in the lab's, from the same files: a client on either side reaches the same server at
- * the same address with the same host key.
+ * the same address with the same host key. {@link KvmLab} starts one, and more on request
+ * ({@link KvmLab#addSshd}), each with keys and a port of its own.
  *
  * <p>Forwards the client asks for ({@code direct-streamlocal@openssh.com} to a UNIX socket, which
  * is how the provider reaches libvirtd's, and {@code direct-tcpip}) are allowed; forwards from the
  * server's side are not. For the one test thread that drives the lab.
  */
-final class LabSshd implements AutoCloseable {
+public final class LabSshd implements AutoCloseable {
 
     static final String USER = "root";
     private static final Duration START_WAIT = Duration.ofSeconds(15);
@@ -58,27 +59,36 @@ final class LabSshd implements AutoCloseable {
         }
     }
 
-    int port() {
+    public int port() {
         return port;
     }
 
+    /** The user sshd lets in with {@link #privateKey}. */
+    public String user() {
+        return USER;
+    }
+
     /** The user's private key, OpenSSH format, unencrypted. */
-    byte[] privateKey() {
+    public byte[] privateKey() {
         return read(dir.resolve("user_key"));
     }
 
-    Path privateKeyFile() {
+    /** The same key as a file (0600), for command-line clients. */
+    public Path privateKeyFile() {
         return dir.resolve("user_key");
     }
 
     /** The line a known_hosts file needs for this server: {@code [127.0.0.1]:<port> ssh-ed25519 AAAA...}. */
-    String knownHostsLine() {
+    public String knownHostsLine() {
         String[] key = new String(read(dir.resolve("host_key.pub")), StandardCharsets.US_ASCII).strip().split(" ");
         return "[127.0.0.1]:" + port + " " + key[0] + " " + key[1];
     }
 
-    /** The server in the host's network namespace, which forks one child per connection. */
-    ProcessHandle hostServer() {
+    /**
+     * The server in the host's network namespace, which forks one child per connection: stop it
+     * (SIGSTOP) and its sessions' processes ({@code descendants()}) to make this host hang.
+     */
+    public ProcessHandle server() {
         return servers.getFirst().toHandle();
     }
 
