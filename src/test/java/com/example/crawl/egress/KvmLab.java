@@ -32,11 +32,12 @@ import java.util.regex.Pattern;
  *
  * <p>Ownership: the lab owns every domain whose name starts with {@value #DOMAIN_PREFIX}, and all
  * of {@value #POOL}. {@link #create} first removes such leftovers of a lab that was killed, and
- * {@link #close} destroys and undefines those domains (with their NVRAM), destroys the pool and
- * deletes its directory, stops the network it started, stops sshd, libvirtd and virtlogd by
- * process id, kills whatever else still runs in the namespace (dnsmasq, QEMU) and deletes it.
- * Domains of other names are left alone. {@code close} is idempotent and safe after a half-done
- * {@code create}.
+ * {@link #close} destroys and undefines those domains (with their NVRAM and QEMU logs), destroys
+ * and undefines the pool and deletes its directory, stops the network it started, stops every
+ * sshd, libvirtd and virtlogd by process id, kills whatever else still runs in the namespace
+ * (dnsmasq, QEMU) and deletes it. A libvirtd that a test stopped is started again for that, one it
+ * stalled with SIGSTOP is resumed. Domains of other names are left alone. {@code close} is
+ * idempotent and safe after a half-done {@code create}.
  *
  * <p>One lab per machine at a time: libvirtd's sockets and state directories are fixed paths, so
  * {@link #create} refuses while any libvirtd answers on {@value #LIBVIRT_SOCKET} (ITs hold
@@ -224,8 +225,8 @@ public final class KvmLab implements AutoCloseable {
     /**
      * Defines and starts a domain {@value #DOMAIN_PREFIX}{@code suffix} that boots
      * {@link KvmGuestImage} from an overlay volume of its own in {@link #POOL}, with a new MAC
-     * address; returns its name. Under TCG it holds a lease some 20 to 30 s later and Squid answers
-     * on port 3128 a second or two after that.
+     * address; returns its name. Under TCG it holds a lease some 12 to 30 s later, depending on
+     * the machine's load, and Squid answers on port 3128 about a second after that.
      */
     public String startTestGuest(String suffix) throws IOException {
         String name = DOMAIN_PREFIX + suffix;
@@ -274,6 +275,7 @@ public final class KvmLab implements AutoCloseable {
         }
         closed = true;
         RuntimeException failure = attempt(daemons::resume, null);
+        failure = attempt(daemons::restartIfStopped, failure);
         if (daemons.libvirtdRunning()) {
             failure = attempt(this::removeOwnDomains, failure);
             failure = attempt(this::removePool, failure);

@@ -1,6 +1,7 @@
 package com.example.crawl.egress;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.StandardProtocolFamily;
 import java.net.UnixDomainSocketAddress;
 import java.nio.channels.SocketChannel;
@@ -91,6 +92,17 @@ final class LabLibvirtd implements AutoCloseable {
         stop(libvirtd, "libvirtd");
     }
 
+    /** Starts libvirtd again if it ran and a test stopped it, so that the lab can clean up through it. */
+    void restartIfStopped() {
+        if (libvirtd != null && !libvirtd.isAlive()) {
+            try {
+                startLibvirtd();
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
+    }
+
     boolean libvirtdRunning() {
         return libvirtd != null && libvirtd.isAlive();
     }
@@ -106,7 +118,7 @@ final class LabLibvirtd implements AutoCloseable {
                 try {
                     new ProcessBuilder("kill", "-CONT", Long.toString(daemon.pid())).start().waitFor(5, TimeUnit.SECONDS);
                 } catch (IOException e) {
-                    throw new java.io.UncheckedIOException(e);
+                    throw new UncheckedIOException(e);
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
                     throw new IllegalStateException("interrupted while resuming daemons", e);
