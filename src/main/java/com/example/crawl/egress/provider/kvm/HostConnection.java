@@ -29,41 +29,62 @@ final class HostConnection {
     private static final int LIBVIRT_KEEPALIVE_SECONDS = 5;
     private static final int LIBVIRT_KEEPALIVE_COUNT = 3;
 
+    private final ProviderConfig.KvmHost host;
     private final SSHClient ssh;
     private final SocketForward forward;
-    private final Connect libvirt;
+    private Connect libvirt; // set once by openLibvirt, on the thread that then calls it
 
-    private HostConnection(SSHClient ssh, SocketForward forward, Connect libvirt) {
+    private HostConnection(ProviderConfig.KvmHost host, SSHClient ssh, SocketForward forward) {
+        this.host = host;
         this.ssh = ssh;
         this.forward = forward;
-        this.libvirt = libvirt;
     }
 
     /**
-     * Connects to {@code host} as its user with {@code material}, forwards its libvirt socket and
-     * opens libvirt over it. {@code timeout} bounds the TCP connect and each SSH wait (key
-     * exchange, authentication, channel open). Blocks; native.
+     * Connects to {@code host} as its user with {@code material} and forwards its libvirt socket;
+     * {@code timeout} bounds the TCP connect and each SSH wait (key exchange, authentication,
+     * channel open). Pure Java. libvirt is opened next, by {@link #openLibvirt}: in between, the
+     * owner can record the connection so that {@link #sever} can cut a dial that hangs.
      *
      * @throws DialFailure tagged with the stage that failed; nothing is left open
      */
-    static HostConnection dial(ProviderConfig.KvmHost host, SshMaterial material, Duration timeout)
+    static HostConnection dialSsh(ProviderConfig.KvmHost host, SshMaterial material, Duration timeout)
             throws DialFailure {
         SSHClient ssh = client(material, timeout);
-        SocketForward forward = null;
         try {
             connect(ssh, host, material);
-            forward = forward(ssh, host);
-            return new HostConnection(ssh, forward, open(forward, host));
+            return new HostConnection(host, ssh, forward(ssh, host));
         } catch (DialFailure | RuntimeException e) {
-            if (forward != null) {
-                forward.close();
-            }
             disconnect(ssh);
             throw e;
         }
     }
 
-    /** The libvirt connection, for calls on the host's platform thread. */
+    /**
+     * Opens libvirt through the forward, with keepalive: the remote socket is first reached here,
+     * so a daemon that is down or a wrong socket path shows here. Blocks; native. On failure the
+     * whole connection is closed.
+     *
+     * @throws DialFailure at stage {@code libvirt-connect}
+     */
+    void openLibvirt() throws DialFailure {
+        Connect opened = null;
+        try {
+            LibvirtEventLoop.ensureRunning();
+            opened = new Connect("qemu+unix:///system?socket=" + forward.socket());
+            opened.setKeepAlive(LIBVIRT_KEEPALIVE_SECONDS, LIBVIRT_KEEPALIVE_COUNT);
+            libvirt = opened;
+        } catch (LibvirtException e) {
+            if (opened != null) {
+                closeQuietly(opened);
+            }
+            sever();
+            throw new DialFailure(DialFailure.Stage.LIBVIRT_CONNECT, "cannot open libvirt at " + host.socket()
+                    + " through SSH: " + e.getMessage(), e);
+        }
+    }
+
+    /** The libvirt connection, once {@link #openLibvirt} succeeded; for calls on the host's platform thread. */
     Connect libvirt() {
         return libvirt;
     }
@@ -71,7 +92,7 @@ final class HostConnection {
     /** Whether the SSH connection is up and libvirt considers its connection alive. Native. */
     boolean alive() {
         try {
-            return ssh.isConnected() && libvirt.isAlive();
+            return libvirt != null && ssh.isConnected() && libvirt.isAlive();
         } catch (LibvirtException e) {
             return false;
         }
@@ -79,13 +100,15 @@ final class HostConnection {
 
     /** Cuts the forward and the SSH connection; any thread, idempotent, never blocks on the host. */
     void sever() {
+        disconnect(ssh); // first: the channels then end at once instead of awaiting the server's close
         forward.close();
-        disconnect(ssh);
     }
 
     /** Closes libvirt's connection, then the forward and SSH. Native; idempotent. */
     void close() {
-        closeQuietly(libvirt);
+        if (libvirt != null) {
+            closeQuietly(libvirt);
+        }
         sever();
     }
 
@@ -127,23 +150,6 @@ final class HostConnection {
             return SocketForward.start(ssh.getConnection(), host.socket());
         } catch (IOException e) {
             throw new DialFailure(DialFailure.Stage.LIBVIRT_CONNECT, "cannot create the local socket: " + e, e);
-        }
-    }
-
-    /** Opens libvirt through the forward; the remote socket is first reached here, so its absence shows here. */
-    private static Connect open(SocketForward forward, ProviderConfig.KvmHost host) throws DialFailure {
-        Connect libvirt = null;
-        try {
-            LibvirtEventLoop.ensureRunning();
-            libvirt = new Connect("qemu+unix:///system?socket=" + forward.socket());
-            libvirt.setKeepAlive(LIBVIRT_KEEPALIVE_SECONDS, LIBVIRT_KEEPALIVE_COUNT);
-            return libvirt;
-        } catch (LibvirtException e) {
-            if (libvirt != null) {
-                closeQuietly(libvirt);
-            }
-            throw new DialFailure(DialFailure.Stage.LIBVIRT_CONNECT, "cannot open libvirt at " + host.socket()
-                    + " through SSH: " + e.getMessage(), e);
         }
     }
 
