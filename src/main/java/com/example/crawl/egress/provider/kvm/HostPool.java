@@ -64,6 +64,11 @@ final class HostPool implements AutoCloseable {
         return slot(host).probe(deadline, work);
     }
 
+    /** How many times {@code host} was dialed. */
+    /* test */ int dials(String host) throws ProviderException.Permanent {
+        return slot(host).dials();
+    }
+
     @Override
     public void close() {
         hosts.values().forEach(HostSlot::close);

@@ -14,6 +14,7 @@ import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.libvirt.LibvirtException;
 
 /**
@@ -43,6 +44,7 @@ final class HostSlot implements AutoCloseable {
     private final Semaphore slot = new Semaphore(1, true);
     private final ExecutorService natives;
     private final AtomicBoolean probeAbandoned = new AtomicBoolean();
+    private final AtomicInteger dials = new AtomicInteger();
     private volatile HostConnection connection; // written only by the slot's holder
     private volatile boolean closed;
 
@@ -65,6 +67,11 @@ final class HostSlot implements AutoCloseable {
             throw timeout("an earlier check is still waiting for libvirt");
         }
         return run(deadline, work, true);
+    }
+
+    /** How many times this host was dialed, successfully or not. */
+    /* test */ int dials() {
+        return dials.get();
     }
 
     @Override
@@ -183,6 +190,7 @@ final class HostSlot implements AutoCloseable {
         }
         drop();
         Duration left = Duration.ofNanos(Math.max(1, remainingNanos(call.deadline)));
+        dials.incrementAndGet();
         HostConnection dialed = HostConnection.dialSsh(host, material, left);
         call.attach(dialed); // from here a late caller can cut a libvirt open that hangs
         dialed.openLibvirt(); // on failure it closes itself
