@@ -6,9 +6,12 @@ import java.time.Duration;
 import net.schmizz.keepalive.KeepAliveProvider;
 import net.schmizz.sshj.DefaultConfig;
 import net.schmizz.sshj.SSHClient;
+import net.schmizz.sshj.common.LoggerFactory;
 import net.schmizz.sshj.common.SSHException;
 import org.libvirt.Connect;
 import org.libvirt.LibvirtException;
+import org.slf4j.Logger;
+import org.slf4j.helpers.NOPLogger;
 
 /**
  * One live path to a host's libvirtd: an SSH connection authenticated with the host's key, the
@@ -16,7 +19,7 @@ import org.libvirt.LibvirtException;
  * connection over it.
  *
  * <p>Dialing, libvirt calls and {@link #close} are native and belong on platform threads; the
- * owner ({@link HostPool}) runs them on the host's executor, one at a time. {@link #sever} is
+ * owner ({@link HostSlot}) runs them on the host's platform threads, one at a time. {@link #sever} is
  * pure Java and safe from any thread at any moment: it cuts the forward and the SSH connection,
  * so a libvirt call blocked on an unresponsive daemon fails at once; the connection is then
  * broken and only {@link #close} remains to be called.
@@ -28,11 +31,23 @@ final class HostConnection {
     /** libvirt's: a daemon that answers no ping for interval x (count + 1) seconds is dropped. */
     private static final int LIBVIRT_KEEPALIVE_SECONDS = 5;
     private static final int LIBVIRT_KEEPALIVE_COUNT = 3;
+    /** sshj logs nothing of ours: see {@link #sshConfig}. */
+    private static final LoggerFactory QUIET = new LoggerFactory() {
+        @Override
+        public Logger getLogger(String name) {
+            return NOPLogger.NOP_LOGGER;
+        }
+
+        @Override
+        public Logger getLogger(Class<?> clazz) {
+            return NOPLogger.NOP_LOGGER;
+        }
+    };
 
     private final ProviderConfig.KvmHost host;
     private final SSHClient ssh;
     private final SocketForward forward;
-    private Connect libvirt; // set once by openLibvirt, on the thread that then calls it
+    private volatile Connect libvirt; // set once by openLibvirt
 
     private HostConnection(ProviderConfig.KvmHost host, SSHClient ssh, SocketForward forward) {
         this.host = host;
@@ -112,10 +127,20 @@ final class HostConnection {
         sever();
     }
 
-    private static SSHClient client(SshMaterial material, Duration timeout) {
+    /**
+     * sshj's settings for every client: keepalive on, and its logging off. sshj logs each connect
+     * at info and each refused key exchange several times at error; the failure reaches the caller
+     * as a tagged exception instead and is logged once where it is handled.
+     */
+    static DefaultConfig sshConfig() {
         DefaultConfig config = new DefaultConfig();
         config.setKeepAliveProvider(KeepAliveProvider.KEEP_ALIVE);
-        SSHClient ssh = new SSHClient(config);
+        config.setLoggerFactory(QUIET);
+        return config;
+    }
+
+    private static SSHClient client(SshMaterial material, Duration timeout) {
+        SSHClient ssh = new SSHClient(sshConfig());
         ssh.addHostKeyVerifier(material.knownHosts()); // the only verifier: no trust on first use
         int millis = (int) Math.min(Integer.MAX_VALUE, Math.max(1, timeout.toMillis()));
         ssh.setConnectTimeout(millis);

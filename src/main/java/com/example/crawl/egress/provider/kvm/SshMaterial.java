@@ -33,7 +33,7 @@ record SshMaterial(KeyProvider key, OpenSSHKnownHosts knownHosts) {
         String key = content(at + "privateKeyFile ", host.privateKeyFile());
         String hosts = content(at + "knownHostsFile ", host.knownHostsFile());
         KeyProvider keys;
-        try (SSHClient parser = new SSHClient()) {
+        try (SSHClient parser = new SSHClient(HostConnection.sshConfig())) {
             keys = parser.loadKeys(key, null, null);
             keys.getPrivate(); // parses now: a bad key fails the start, not the first reconcile
             keys.getPublic();
@@ -44,11 +44,11 @@ record SshMaterial(KeyProvider key, OpenSSHKnownHosts knownHosts) {
         }
         OpenSSHKnownHosts verifier;
         try {
-            verifier = new OpenSSHKnownHosts(new StringReader(hosts));
+            verifier = new OpenSSHKnownHosts(new StringReader(hosts), HostConnection.sshConfig().getLoggerFactory());
         } catch (IOException e) {
             throw new ConfigException(at + "knownHostsFile " + host.knownHostsFile() + ": " + e.getMessage());
         }
-        if (verifier.entries().isEmpty()) {
+        if (verifier.entries().stream().noneMatch(OpenSSHKnownHosts.HostEntry.class::isInstance)) {
             throw new ConfigException(at + "knownHostsFile " + host.knownHostsFile() + " holds no host key");
         }
         return new SshMaterial(keys, verifier);
@@ -56,7 +56,7 @@ record SshMaterial(KeyProvider key, OpenSSHKnownHosts knownHosts) {
 
     @Override
     public String toString() {
-        return "SshMaterial[key=(redacted), knownHosts=" + knownHosts.entries().size() + " entries]";
+        return "SshMaterial[key=(redacted)]";
     }
 
     private static String content(String what, Path file) throws ConfigException {
