@@ -105,7 +105,7 @@ final class HostSlot implements AutoCloseable {
         if (!acquire(deadline)) {
             throw timeout("busy: the connection slot did not come free before the deadline");
         }
-        Call<T> call = new Call<>(work, deadline);
+        SlotCall<T> call = new SlotCall<>(work, deadline);
         Future<T> result;
         try {
             result = natives.submit(() -> runHoldingSlot(call));
@@ -125,7 +125,7 @@ final class HostSlot implements AutoCloseable {
         }
     }
 
-    private <T> T await(Future<T> result, Call<T> call, Instant deadline, boolean abandonLate)
+    private <T> T await(Future<T> result, SlotCall<T> call, Instant deadline, boolean abandonLate)
             throws ProviderException, LibvirtException {
         try {
             return result.get(remainingNanos(deadline), TimeUnit.NANOSECONDS);
@@ -160,7 +160,7 @@ final class HostSlot implements AutoCloseable {
     }
 
     /** On a platform thread, holding the slot: (re)dials if needed, runs the work, and frees the slot. */
-    private <T> T runHoldingSlot(Call<T> call) throws DialFailure, LibvirtException {
+    private <T> T runHoldingSlot(SlotCall<T> call) throws DialFailure, LibvirtException {
         try {
             HostConnection current = liveConnection(call);
             if (call.givenUp()) {
@@ -182,7 +182,7 @@ final class HostSlot implements AutoCloseable {
         }
     }
 
-    private HostConnection liveConnection(Call<?> call) throws DialFailure {
+    private HostConnection liveConnection(SlotCall<?> call) throws DialFailure {
         HostConnection current = connection;
         if (current != null && current.alive()) {
             call.attach(current);
@@ -231,67 +231,5 @@ final class HostSlot implements AutoCloseable {
 
     private long remainingNanos(Instant deadline) {
         return Math.max(0, Duration.between(clock.instant(), deadline).toNanos());
-    }
-
-    /**
-     * One call's hand-over between the caller, who may give up at its deadline, and the platform
-     * thread that runs it. The monitor orders the two: whichever comes second sees the other.
-     */
-    private static final class Call<T> {
-        final LibvirtCall<T> work;
-        final Instant deadline;
-        private HostConnection connection; // guarded by this
-        private boolean finished; // guarded by this
-        private boolean givenUp; // guarded by this
-        private AtomicBoolean abandonedFlag; // guarded by this
-
-        Call(LibvirtCall<T> work, Instant deadline) {
-            this.work = work;
-            this.deadline = deadline;
-        }
-
-        /** The runner, having dialed {@code c}: a caller giving up from now on severs it. */
-        synchronized void attach(HostConnection c) {
-            connection = c;
-            if (givenUp && abandonedFlag == null) {
-                c.sever(); // the caller gave up during the SSH dial, before it could see c
-            }
-        }
-
-        synchronized boolean givenUp() {
-            return givenUp;
-        }
-
-        /**
-         * The runner, on its way out: true if the caller gave up and cut the connection (a call,
-         * not a probe). Lowers the host's abandoned flag if this call raised it.
-         */
-        synchronized boolean finishWasCut() {
-            finished = true;
-            if (abandonedFlag != null) {
-                abandonedFlag.set(false);
-            }
-            return givenUp && abandonedFlag == null;
-        }
-
-        /**
-         * The caller, at its deadline: false if the call has finished after all. A probe passes
-         * the host's abandoned flag, which stays raised until the runner finishes.
-         */
-        synchronized boolean giveUp(AtomicBoolean abandoned) {
-            if (finished) {
-                return false;
-            }
-            givenUp = true;
-            if (abandoned != null) {
-                abandoned.set(true);
-                abandonedFlag = abandoned;
-            }
-            return true;
-        }
-
-        synchronized HostConnection connection() {
-            return connection;
-        }
     }
 }

@@ -62,7 +62,7 @@ class SocketForwardIT {
 
     @BeforeEach
     void connect() throws IOException {
-        ssh = new SSHClient();
+        ssh = new SSHClient(HostConnection.sshConfig());
         ssh.addHostKeyVerifier(new OpenSSHKnownHosts(new StringReader(lab.knownHostsLine() + "\n")));
         ssh.connect("127.0.0.1", lab.sshPort());
         ssh.authPublickey(lab.sshUser(), ssh.loadKeys(lab.privateKeyFile().toString()));
