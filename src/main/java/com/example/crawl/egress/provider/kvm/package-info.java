@@ -14,6 +14,16 @@
  * {@link com.example.crawl.egress.provider.kvm.DomainState} and
  * {@link com.example.crawl.egress.provider.kvm.Addresses}.
  *
- * <p>Imports only {@code api}, {@code provider} and {@code config}; never another provider.
+ * <p>Connections: {@link com.example.crawl.egress.provider.kvm.HostPool} holds one
+ * {@link com.example.crawl.egress.provider.kvm.HostSlot} per configured host, which dials a
+ * {@link com.example.crawl.egress.provider.kvm.HostConnection} on first use (sshj with the key and
+ * known_hosts read at start into memory, the libvirt socket forwarded over
+ * {@code direct-streamlocal@openssh.com} to a private local socket, libvirt-java over that) and
+ * lends it to one call at a time. Dial failures are tagged by stage
+ * ({@link com.example.crawl.egress.provider.kvm.DialFailure}).
+ *
+ * <p>Imports only {@code api}, {@code provider} and {@code config}; never another provider. Writes
+ * no key material anywhere and logs nothing itself: failures reach the caller as
+ * {@code ProviderException}s.
  */
 package com.example.crawl.egress.provider.kvm;
