@@ -67,14 +67,7 @@ public final class OperatorCloudInit {
 
     /** The operator's {@code #cloud-config}. */
     static String operatorPart(String passwordFile, EgressPolicy policy, int port) {
-        List<String> squid = new ArrayList<>();
-        squid.add("# written by egress-proxies-operator: credentials and destination rules");
-        if (port != STOCK_PORT) {
-            squid.add("http_port " + port);
-        }
-        squid.addAll(SquidAccessRules.lines(policy, SquidAccessRules.DEFAULT_AUTH_HELPER, PASSWORD_FILE));
-        squid.add("via off");
-        squid.add("forwarded_for delete");
+        List<String> squid = snippet(policy, port, PASSWORD_FILE);
         return String.join("\n",
                 "#cloud-config",
                 "merge_how: \"dict(recurse_array,no_replace)+list(append)\"",
@@ -92,6 +85,44 @@ public final class OperatorCloudInit {
                 "runcmd:",
                 "  - [systemctl, try-restart, squid.service]",
                 "");
+    }
+
+    /**
+     * The lines of {@value #SNIPPET}, reading the password file at {@code passwordFile}.
+     *
+     * <p>Debian's and Ubuntu's {@code squid.conf} refuse, before they include the snippet, every
+     * {@code CONNECT} to a port outside their {@code SSL_ports} (443) and every request to a port
+     * outside their {@code Safe_ports}. So the policy's {@code CONNECT} ports that those lists lack
+     * are added to them: ACL lines of one name add up, wherever they stand.
+     */
+    static List<String> snippet(EgressPolicy policy, int port, String passwordFile) {
+        List<String> squid = new ArrayList<>();
+        squid.add("# written by egress-proxies-operator: credentials and destination rules");
+        if (port != STOCK_PORT) {
+            squid.add("http_port " + port);
+        }
+        List<String> ssl = policy.connectPorts().stream().filter(p -> !p.equals("443")).toList();
+        if (!ssl.isEmpty()) {
+            squid.add("acl SSL_ports port " + String.join(" ", ssl));
+        }
+        List<String> unsafe = policy.connectPorts().stream().filter(OperatorCloudInit::outsideStockSafePorts).toList();
+        if (!unsafe.isEmpty()) {
+            squid.add("acl Safe_ports port " + String.join(" ", unsafe));
+        }
+        squid.addAll(SquidAccessRules.lines(policy, SquidAccessRules.DEFAULT_AUTH_HELPER, passwordFile));
+        squid.add("via off");
+        squid.add("forwarded_for delete");
+        return squid;
+    }
+
+    /** Debian's and Ubuntu's {@code Safe_ports}: 1025-65535 and a few well-known ports below. */
+    private static final List<Integer> STOCK_SAFE_PORTS = List.of(80, 21, 443, 70, 210, 280, 488, 591, 777);
+
+    /** Whether a port or {@code low-high} range of the policy reaches below what the stock list allows. */
+    private static boolean outsideStockSafePorts(String entry) {
+        int dash = entry.indexOf('-');
+        int low = Integer.parseInt(dash < 0 ? entry : entry.substring(0, dash));
+        return low < 1025 && (dash >= 0 || !STOCK_SAFE_PORTS.contains(low));
     }
 
     private static String base64Part(String contentType, String body) {

@@ -72,6 +72,24 @@ class OperatorCloudInitTest {
     }
 
     @Test
+    void shouldAddTheConnectPortsTheStockConfigurationLacksToItsPortLists() {
+        EgressPolicy ports = new EgressPolicy(List.of(), List.of("443", "8443", "22", "993-995"), List.of());
+
+        List<String> snippet = OperatorCloudInit.snippet(ports, 3128, "/p");
+
+        assertTrue(snippet.contains("acl SSL_ports port 8443 22 993-995"), snippet.toString());
+        assertTrue(snippet.contains("acl Safe_ports port 22 993-995"), "8443 is within the stock 1025-65535: " + snippet);
+        assertTrue(snippet.indexOf("acl SSL_ports port 8443 22 993-995") < snippet.indexOf("http_access deny all"));
+    }
+
+    @Test
+    void shouldLeaveTheStockPortListsAloneForTheDefaultPolicy() {
+        List<String> snippet = OperatorCloudInit.snippet(EgressPolicy.DEFAULT, 3128, "/p");
+
+        assertTrue(snippet.stream().noneMatch(l -> l.contains("SSL_ports") || l.contains("Safe_ports")), snippet.toString());
+    }
+
+    @Test
     void shouldCarryOnlyItsOwnPartWhenTheUserHasNone() {
         List<Part> parts = parts(OperatorCloudInit.merge(null, PASSWORDS, POLICY, 3128));
 
