@@ -137,13 +137,13 @@ public final class Main {
                     a -> new HealthEndpoints(a, () -> informers.hasSynced()
                             && (!election.isLeader() || controller.workersAlive())))).start();
         }
-        LeaseStore leases = shutdown.register(LEASES, new LeaseStore(config.leases(), Clock.systemUTC()));
+        LeaseStore leases = shutdown.register(LEASES, new LeaseStore(config.leases(), Clock.systemUTC(), System::nanoTime));
         DiscoveryServer discovery = shutdown.register(LISTENERS, StartException.listening("discovery-address",
                 config.endpoints().discovery(), a -> new DiscoveryServer(a, informers::proxies, informers::credentials,
                         leases, Optional.of(config.discovery().token()).filter(t -> !t.isEmpty()),
                         new DiscoveryServer.Instrumentation(metrics.leases(), metrics.discoveryRequests(),
                                 telemetry.openTelemetry()))));
-        metrics.readAtScrape(new Metrics.Sources(informers::proxies, leases::activeCount, queue::stats,
+        metrics.readAtScrape(new Metrics.Sources(informers::proxies, leases::counts, queue::stats,
                 election::isLeader, config.leaderElection().id(), config.reconcile().maxConcurrentReconciles()));
         metrics.readProviderChecks(providerHealth::readings);
         if (config.endpoints().metrics().isPresent()) {

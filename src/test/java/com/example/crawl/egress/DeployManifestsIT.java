@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.fail;
 
 import com.example.crawl.egress.api.Proxy;
 import com.example.crawl.egress.config.ProviderConfig;
+import com.example.crawl.egress.config.OperatorConfig;
 import com.example.crawl.egress.config.ProvidersConfig;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.Container;
@@ -290,6 +291,11 @@ class DeployManifestsIT {
             }
         }
         assertFalse(files.isEmpty());
+        // The operator would start with these flags: a gcp entry needs --cluster-name.
+        OperatorConfig flags = OperatorConfig.parse(c.getArgs(), Map.of("DISCOVERY_TOKEN", "t"));
+        if (config.providers().stream().anyMatch(p -> p.type().equals("gcp"))) {
+            assertFalse(flags.clusterName().isEmpty(), "a gcp provider needs --cluster-name: " + c.getArgs());
+        }
         for (Path file : files) {
             VolumeMount mount = c.getVolumeMounts().stream().filter(m -> file.startsWith(m.getMountPath())).findFirst()
                     .orElseThrow(() -> new AssertionError(file + " is not under any volume mount"));

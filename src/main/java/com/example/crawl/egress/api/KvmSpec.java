@@ -9,11 +9,14 @@ import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
  * @param image     base cloud image, verified by its SHA-256 before first use
  * @param firmware  {@code uefi} (default) or {@code bios} for images that cannot boot UEFI
  * @param network   libvirt network the VM's interface joins
+ * @param secureBoot under {@code uefi}, whether the firmware enforces Secure Boot with the usual
+ *                  keys enrolled (default true): signed distribution images boot either way, an
+ *                  unsigned image boots only with it off. Ignored under {@code bios}
  */
 @JsonIgnoreProperties(ignoreUnknown = true) // a newer CRD, or an unpruned store, must not break the informer
 public record KvmSpec(
         String host, Image image, Integer vcpus, Integer memoryMiB, Integer diskGiB,
-        Firmware firmware, String network) {
+        Firmware firmware, String network, Boolean secureBoot) {
 
     public static final int DEFAULT_VCPUS = 1;
     public static final int DEFAULT_MEMORY_MIB = 1024;
@@ -26,6 +29,7 @@ public record KvmSpec(
         diskGiB = diskGiB == null ? DEFAULT_DISK_GIB : diskGiB;
         firmware = firmware == null ? Firmware.uefi : firmware;
         network = network == null ? DEFAULT_NETWORK : network;
+        secureBoot = secureBoot == null || secureBoot;
     }
 
     /** Base image location and its expected digest (lowercase hex). */

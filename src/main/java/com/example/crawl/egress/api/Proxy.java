@@ -31,6 +31,12 @@ public final class Proxy extends CustomResource<ProxySpec, ProxyStatus> implemen
     public static final String FINALIZER = GROUP + "/cleanup";
     /** Annotation holding {@link SpecHash} of the spec the current instance was created from. */
     public static final String SPEC_HASH_ANNOTATION = GROUP + "/spec-hash";
+    /**
+     * Annotation holding the name (in the providers config) of the provider that made the current
+     * instance, written with {@link #SPEC_HASH_ANNOTATION}: after an edit of {@code spec.provider}
+     * the old instance is still looked up and deleted through the provider that has it.
+     */
+    public static final String INSTANCE_PROVIDER_ANNOTATION = GROUP + "/instance-provider";
     /** Annotation that, set to {@code "true"}, abandons the instance and releases the object. */
     public static final String SKIP_CLEANUP_ANNOTATION = GROUP + "/skip-cleanup";
     /** Label a Secret must carry before a Proxy may read cloud-init from it. */

@@ -46,7 +46,8 @@ final class FlagTable {
                 .define("max-concurrent-reconciles", "3", "reconcile workers")
                 .define("provisioning-poll", "10s", "requeue interval while an instance is being created")
                 .define("deletion-poll", "5s", "requeue interval while an instance is being deleted")
-                .define("drift-poll", "5m", "requeue interval of a Ready proxy, to notice instances changed outside")
+                .define("drift-poll", "5m", "requeue interval of a Proxy that needs nothing else: a Ready one's instance is "
+                        + "checked for outside changes, and every status someone else changed is written again")
                 .define("quota-retry", "5m", "requeue interval after a provider reports exhausted quota")
                 .define("requeue-now", "1s", "requeue interval for an immediate next step")
                 .define("gc-interval", "10m", "interval between orphan sweeps, or 0 to turn them off")

@@ -58,7 +58,7 @@ final class DeleteFlow {
             release(pass);
             return Outcome.DONE;
         }
-        String name = pass.spec() == null ? null : pass.spec().provider();
+        String name = pass.instanceProvider();
         Optional<Provider> provider = providers.find(name);
         if (provider.isEmpty()) {
             String message = "cannot delete instance " + providerID + ": provider \"" + name

@@ -124,9 +124,6 @@ final class Pass {
         return annotations == null ? null : annotations.get(name);
     }
 
-    void addFinalizer() throws ObjectChangedException {
-        updateMetadata(new ObjectMetaBuilder(proxy.getMetadata()).addToFinalizers(Proxy.FINALIZER).build());
-    }
 
     /** Removes the finalizer; the API server may delete the object at once, so no status follows. */
     void removeFinalizer() throws ObjectChangedException {
@@ -134,11 +131,30 @@ final class Pass {
         released = true;
     }
 
-    /** Sets an annotation, writing only when its value changes. */
-    void annotate(String name, String value) throws ObjectChangedException {
-        if (!value.equals(annotation(name))) {
-            updateMetadata(new ObjectMetaBuilder(proxy.getMetadata()).addToAnnotations(name, value).build());
+    /**
+     * Puts the finalizer on the object and sets {@code annotations}, in one write, made only when
+     * the finalizer is missing or a value changes: what the operator must have recorded before it
+     * makes anything for the Proxy, and what that is made from.
+     */
+    void claim(Map<String, String> annotations) throws ObjectChangedException {
+        boolean changed = annotations.entrySet().stream().anyMatch(e -> !e.getValue().equals(annotation(e.getKey())));
+        if (hasFinalizer() && !changed) {
+            return;
         }
+        ObjectMetaBuilder meta = new ObjectMetaBuilder(proxy.getMetadata()).addToAnnotations(annotations);
+        if (!hasFinalizer()) {
+            meta.addToFinalizers(Proxy.FINALIZER);
+        }
+        updateMetadata(meta.build());
+    }
+
+    /**
+     * The provider (by its providers-config name) that made the instance in status: the one
+     * recorded with it, else, for an instance recorded before that annotation existed, the spec's.
+     */
+    String instanceProvider() {
+        String recorded = annotation(Proxy.INSTANCE_PROVIDER_ANNOTATION);
+        return recorded != null ? recorded : spec() == null ? null : spec().provider();
     }
 
     /**

@@ -19,6 +19,7 @@ import io.opentelemetry.api.trace.Tracer;
 import java.security.SecureRandom;
 import java.time.Clock;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -115,12 +116,12 @@ public final class ProxyReconciler {
         }
         if (pass.spec() == null) {
             pass.provisioned(false, Reason.InvalidSpec, "spec: required");
-            return Outcome.DONE;
+            return resync();
         }
         List<String> violations = SpecRules.violations(pass.spec());
         if (!violations.isEmpty()) {
             pass.provisioned(false, Reason.InvalidSpec, String.join("; ", violations));
-            return Outcome.DONE;
+            return resync();
         }
         return switch (pass.spec().mode()) {
             case External -> external(pass);
@@ -138,22 +139,19 @@ public final class ProxyReconciler {
         pass.stage(s -> s.withProviderID(null).withIp(host));
         pass.provisioned(true, Reason.ExternalEndpoint, "external endpoint " + host + ":" + pass.spec().endpoint().port());
         applyHealth(pass, host);
-        return Outcome.DONE;
+        return resync();
     }
 
     private Outcome managed(Pass pass) throws ObjectChangedException {
-        if (!pass.hasFinalizer()) {
-            pass.addFinalizer();
-        }
         ProxySpec spec = pass.spec();
         Optional<Provider> provider = providers.find(spec.provider());
         if (provider.isEmpty()) {
             pass.provisioned(false, Reason.UnknownProvider, "provider \"" + spec.provider()
                     + "\" is not in the providers config (configured: " + configured() + ")");
-            return Outcome.DONE;
+            return resync();
         }
         if (latched(pass)) {
-            return Outcome.DONE;
+            return resync();
         }
         String cloudInit;
         try {
@@ -202,15 +200,31 @@ public final class ProxyReconciler {
             throws ProviderException, ObjectChangedException {
         String providerID = pass.status().providerID();
         if (providerID == null) {
+            // Finalizer, hash and maker in one write, before anything exists that would need them.
+            pass.claim(made(pass, shape));
             return create(pass, provider, shape);
         }
         String annotated = pass.annotation(Proxy.SPEC_HASH_ANNOTATION);
         if (annotated == null) {
             // An instance recorded without a hash (an older operator, a lost write): adopt it as is.
-            pass.annotate(Proxy.SPEC_HASH_ANNOTATION, shape.hash());
-        } else if (!annotated.equals(shape.hash())) {
-            try (ActiveSpan span = ActiveSpan.start(tracer.spanBuilder("reconcile.replaceInstance"))) {
-                return replace(pass, provider, shape);
+            pass.claim(made(pass, shape));
+        } else {
+            pass.claim(Map.of()); // writes only if the finalizer was taken off by hand: the instance is still ours
+            String maker = pass.instanceProvider();
+            if (!annotated.equals(shape.hash()) || !maker.equals(pass.spec().provider())) {
+                // The old instance goes through the provider that has it, which after an edit of
+                // spec.provider is not the spec's.
+                Optional<Provider> from = maker.equals(pass.spec().provider()) ? Optional.of(provider)
+                        : providers.find(maker);
+                if (from.isEmpty()) {
+                    pass.provisioned(false, Reason.UnknownProvider, "instance " + providerID + " was made by provider \""
+                            + maker + "\", which is not in the providers config (configured: " + configured()
+                            + "); add it back so that the instance can be deleted, or set spec.provider to it again");
+                    return resync();
+                }
+                try (ActiveSpan span = ActiveSpan.start(tracer.spanBuilder("reconcile.replaceInstance"))) {
+                    return replace(pass, from.get(), provider, shape);
+                }
             }
         }
         Instance instance;
@@ -223,6 +237,11 @@ public final class ProxyReconciler {
             return create(pass, provider, shape);
         }
         return observe(pass, provider, instance);
+    }
+
+    /** The annotations recording what the instance is made from and which provider made it. */
+    private static Map<String, String> made(Pass pass, Shape shape) {
+        return Map.of(Proxy.SPEC_HASH_ANNOTATION, shape.hash(), Proxy.INSTANCE_PROVIDER_ANNOTATION, pass.spec().provider());
     }
 
     /** The address the instance was last seen Running at, while the Proxy is provisioned on it; else null. */
@@ -247,26 +266,27 @@ public final class ProxyReconciler {
             pass.event(EventReason.InstanceCreated, "Created instance " + instance.providerID()
                     + " (provider " + pass.spec().provider() + ")");
         }
-        pass.annotate(Proxy.SPEC_HASH_ANNOTATION, shape.hash());
+        pass.claim(made(pass, shape));
         pass.stage(s -> s.withProviderID(instance.providerID()));
         return observe(pass, provider, instance);
     }
 
     /**
-     * The spec's shape changed: delete the instance and wait until it is gone before creating
-     * its successor under the same name, so that two never run at once.
+     * The spec's shape changed: delete the instance through {@code from}, the provider that made
+     * it, and wait until it is gone before creating its successor through {@code to}, the spec's,
+     * so that two never run at once.
      */
-    private Outcome replace(Pass pass, Provider provider, Shape shape)
+    private Outcome replace(Pass pass, Provider from, Provider to, Shape shape)
             throws ProviderException, ObjectChangedException {
         String providerID = pass.status().providerID();
         try {
-            provider.get(providerID);
+            from.get(providerID);
         } catch (ProviderException.NotFound e) {
             pass.stage(s -> s.withProviderID(null));
             pass.clearAddress();
-            return create(pass, provider, shape);
+            return create(pass, to, shape);
         }
-        provider.delete(providerID);
+        from.delete(providerID);
         if (!pass.provisionedBecause(Reason.Replacing)) {
             LOG.atInfo().addKeyValue("providerID", providerID).log("Replacing instance; deleting the old one first");
             pass.event(EventReason.ReplacingInstance, "Spec, cloud-init or credentials changed; deleting instance "
@@ -331,7 +351,7 @@ public final class ProxyReconciler {
                 pass.provisioned(false, Reason.PermanentError, p.getMessage());
                 pass.event(EventReason.PermanentError, "Provider " + pass.spec().provider()
                         + " refused for good; Failed until the spec changes: " + p.getMessage());
-                yield Outcome.DONE;
+                yield resync();
             }
             case ProviderException.Transient t -> new Outcome.Failed(t.getMessage(), t);
             // get() answers NotFound where it matters; anywhere else it is a surprise worth a retry.
@@ -356,6 +376,15 @@ public final class ProxyReconciler {
         pass.stage(s -> s.withHealth(v.latencyMillis(), Conditions.timestamp(v.checkedAt()))
                 .withCondition(Condition.of(Condition.HEALTHY, v.healthy(), pass.generation(),
                         v.healthy() ? Reason.ProbeSucceeded : Reason.ProbeFailed, v.message(), v.checkedAt())));
+    }
+
+    /**
+     * The next look at a Proxy that needs nothing now (External, invalid, unknown provider,
+     * latched): one {@code --drift-poll} later, like a Ready one, so that a status someone else
+     * overwrote is written again and nothing waits for an event that may never come.
+     */
+    private Outcome resync() {
+        return Outcome.after(intervals.driftPoll());
     }
 
     private String configured() {

@@ -74,8 +74,9 @@ public final class HealthEngine implements HealthSource, AutoCloseable {
     record Seams(Clock clock, NanoClock nanos, Executor probeThreads, RandomGenerator random) {
         static Seams system() {
             var threads = Thread.ofVirtual().name("health-probe-", 0).factory();
-            return new Seams(Clock.systemUTC(), NanoClock.system(), r -> threads.newThread(r).start(),
-                    ThreadLocalRandom.current());
+            // ThreadLocalRandom.current() belongs to the thread that calls it: asked afresh on each use.
+            RandomGenerator random = () -> ThreadLocalRandom.current().nextLong();
+            return new Seams(Clock.systemUTC(), NanoClock.system(), r -> threads.newThread(r).start(), random);
         }
     }
 
@@ -370,10 +371,27 @@ public final class HealthEngine implements HealthSource, AutoCloseable {
             lock.unlock();
         }
         for (Job job : starting) {
-            recorder.started(Duration.ofNanos(now - job.due()));
-            seams.probeThreads().execute(() -> probe(job));
+            try {
+                recorder.started(Duration.ofNanos(now - job.due()));
+                seams.probeThreads().execute(() -> probe(job));
+            } catch (RuntimeException | OutOfMemoryError e) { // no thread to run it: the next tick plans it again
+                LOG.atError().setCause(e).addKeyValue("namespace", job.key().namespace())
+                        .addKeyValue("name", job.key().name()).log("Health probe could not start; retrying later");
+                giveBack(job);
+            }
         }
         return untilNext;
+    }
+
+    /** A probe that never ran: its proxy is no longer in flight and its permit is free again. */
+    private void giveBack(Job job) {
+        lock.lock();
+        try {
+            job.state().finished();
+            permits.release();
+        } finally {
+            lock.unlock();
+        }
     }
 
     private void probe(Job job) {

@@ -8,27 +8,35 @@ import org.slf4j.LoggerFactory;
 import java.security.SecureRandom;
 import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.HexFormat;
 import java.util.Iterator;
 import java.util.LinkedHashSet;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.LongSupplier;
 
 /**
  * Leases with a TTL and cooldowns keyed by {proxy, target}, in memory, behind one lock.
  *
  * <p>{@link #acquire} selects and records in one step, so two clients can never both get the
- * last free slot of a proxy. Every answer compares times with the injected clock: a lease past
- * its {@code expiresAt} no longer counts against capacity and a cooldown past its end no longer
- * excludes, whether or not the background sweep (which only frees memory) has run.
+ * last free slot of a proxy. Every answer compares times on the monotonic clock: a lease past its
+ * end no longer counts against capacity and a cooldown past its end no longer excludes, whether or
+ * not the background sweep (which only frees memory) has run. The wall clock only dates a lease's
+ * {@code expiresAt} for the client; a step of the system time moves no lease and no cooldown.
+ *
+ * <p>Cooldowns are bounded: at most {@value #MAX_COOLDOWNS_PER_PROXY} targets per proxy and
+ * {@value #MAX_COOLDOWNS} in all. A new one beyond either bound drops the oldest (of that proxy,
+ * or of all), counted in {@link #cooldownsDropped}: a client reporting ever new targets can make
+ * a proxy forget its oldest cooldowns early, but cannot grow the heap.
  *
  * <p>A lease that expired (not one that was released) still accepts a report for one cooldown
  * window: a crawler that was slow to report a ban is exactly the one that was being banned.
@@ -45,25 +53,46 @@ public final class LeaseStore implements AutoCloseable {
     /** A report was taken, or the lease id is unknown (never issued, released, or long expired). */
     public enum Reported { ACCEPTED, UNKNOWN_LEASE }
 
-    private record CooldownKey(String proxy, String target) { }
+    /** Cooldowns one proxy keeps at most, one per target. */
+    static final int MAX_COOLDOWNS_PER_PROXY = 1_000;
+    /** Cooldowns kept at most, all proxies together (about 25 MB at the longest targets). */
+    static final int MAX_COOLDOWNS = 50_000;
+
+    /** A lease as held: what the client got, and its end on the monotonic clock. */
+    private record Held(Lease lease, long endsAt) {
+        String proxyKey() {
+            return lease.proxyKey();
+        }
+    }
+
+    /** One cooldown: its end on the monotonic clock, and its place in the order of arrival. */
+    private record Cooldown(String proxy, String target, long until, long seq) { }
 
     private final OperatorConfig.Leases limits;
     private final Clock clock;
+    private final LongSupplier nanoTime;
     private final SecureRandom random = new SecureRandom();
     private final HexFormat hex = HexFormat.of();
     private final ReentrantLock lock = new ReentrantLock();
-    private final Map<String, Lease> byId = new HashMap<>(); // guarded by lock
-    private final Map<String, Set<Lease>> byProxy = new HashMap<>(); // guarded by lock
-    private final Map<CooldownKey, Instant> cooldowns = new HashMap<>(); // guarded by lock
+    private final Map<String, Held> byId = new HashMap<>(); // guarded by lock
+    private final Map<String, Set<Held>> byProxy = new HashMap<>(); // guarded by lock
+    /** proxy → target → cooldown, each proxy's oldest first. Guarded by lock. */
+    private final Map<String, LinkedHashMap<String, Cooldown>> cooldowns = new HashMap<>();
+    /** Every cooldown by {@link Cooldown#seq}, oldest first. Guarded by lock. */
+    private final TreeMap<Long, Cooldown> arrival = new TreeMap<>();
+    private long nextSeq; // guarded by lock
+    private long cooldownsDropped; // guarded by lock
     private ScheduledExecutorService sweeper; // guarded by lock
 
     /**
-     * @param limits default and maximum TTL, cooldown window, sweep interval
-     * @param clock  the time every expiry is judged by
+     * @param limits   default and maximum TTL, cooldown window, sweep interval
+     * @param clock    dates each lease's {@code expiresAt} for the client, and nothing else
+     * @param nanoTime the monotonic clock every expiry is judged by ({@code System::nanoTime})
      */
-    public LeaseStore(OperatorConfig.Leases limits, Clock clock) {
+    public LeaseStore(OperatorConfig.Leases limits, Clock clock, LongSupplier nanoTime) {
         this.limits = limits;
         this.clock = clock;
+        this.nanoTime = nanoTime;
     }
 
     /** The TTL of a lease whose request names none. */
@@ -98,7 +127,7 @@ public final class LeaseStore implements AutoCloseable {
         String id = newId();
         lock.lock();
         try {
-            Instant now = clock.instant();
+            long now = nanoTime.getAsLong();
             int considered = 0, atCapacity = 0, inCooldown = 0, unhealthy = 0;
             Candidate best = null;
             int bestActive = 0;
@@ -130,10 +159,11 @@ public final class LeaseStore implements AutoCloseable {
             if (best == null) {
                 return new Acquisition.NoMatch(considered, atCapacity, inCooldown, unhealthy);
             }
-            Lease lease = new Lease(id, best.namespace(), best.name(), target, now.plus(ttl));
-            byId.put(id, lease);
-            byProxy.computeIfAbsent(lease.proxyKey(), k -> new LinkedHashSet<>()).add(lease);
-            return new Acquisition.Granted(lease, best);
+            Held held = new Held(new Lease(id, best.namespace(), best.name(), target, clock.instant().plus(ttl)),
+                    now + ttl.toNanos());
+            byId.put(id, held);
+            byProxy.computeIfAbsent(held.proxyKey(), k -> new LinkedHashSet<>()).add(held);
+            return new Acquisition.Granted(held.lease(), best);
         } finally {
             lock.unlock();
         }
@@ -147,9 +177,9 @@ public final class LeaseStore implements AutoCloseable {
     public void release(String id) {
         lock.lock();
         try {
-            Lease lease = byId.remove(id);
-            if (lease != null) {
-                forgetFromProxy(lease);
+            Held held = byId.remove(id);
+            if (held != null) {
+                forgetFromProxy(held);
             }
         } finally {
             lock.unlock();
@@ -163,15 +193,14 @@ public final class LeaseStore implements AutoCloseable {
     public Reported report(String id, ReportResult result, Optional<String> target) {
         lock.lock();
         try {
-            Instant now = clock.instant();
-            Lease lease = byId.get(id);
-            if (lease == null || !now.isBefore(lease.expiresAt().plus(limits.cooldownWindow()))) {
+            long now = nanoTime.getAsLong();
+            Held held = byId.get(id);
+            if (held == null || !reportable(held, now)) {
                 return Reported.UNKNOWN_LEASE;
             }
             if (result.startsCooldown()) {
-                String site = target.or(lease::target).orElse(ALL_TARGETS);
-                cooldowns.merge(new CooldownKey(lease.proxyKey(), site), now.plus(limits.cooldownWindow()),
-                        (a, b) -> a.isAfter(b) ? a : b);
+                coolDown(held.proxyKey(), target.or(held.lease()::target).orElse(ALL_TARGETS),
+                        now + limits.cooldownWindow().toNanos());
             }
             return Reported.ACCEPTED;
         } finally {
@@ -183,8 +212,8 @@ public final class LeaseStore implements AutoCloseable {
     public Optional<Lease> active(String id) {
         lock.lock();
         try {
-            Lease lease = byId.get(id);
-            return lease != null && clock.instant().isBefore(lease.expiresAt()) ? Optional.of(lease) : Optional.empty();
+            Held held = byId.get(id);
+            return held != null && running(held, nanoTime.getAsLong()) ? Optional.of(held.lease()) : Optional.empty();
         } finally {
             lock.unlock();
         }
@@ -197,10 +226,10 @@ public final class LeaseStore implements AutoCloseable {
     public int activeCount() {
         lock.lock();
         try {
-            Instant now = clock.instant();
+            long now = nanoTime.getAsLong();
             int n = 0;
-            for (Lease lease : byId.values()) {
-                if (now.isBefore(lease.expiresAt())) {
+            for (Held held : byId.values()) {
+                if (running(held, now)) {
                     n++;
                 }
             }
@@ -214,7 +243,7 @@ public final class LeaseStore implements AutoCloseable {
     public Map<String, Integer> activeCounts() {
         lock.lock();
         try {
-            Instant now = clock.instant();
+            long now = nanoTime.getAsLong();
             Map<String, Integer> out = new HashMap<>();
             for (String proxy : byProxy.keySet()) {
                 int n = active(proxy, now);
@@ -235,15 +264,21 @@ public final class LeaseStore implements AutoCloseable {
     public void sweep() {
         lock.lock();
         try {
-            Instant now = clock.instant();
-            for (Iterator<Lease> it = byId.values().iterator(); it.hasNext();) {
-                Lease lease = it.next();
-                if (!now.isBefore(lease.expiresAt().plus(limits.cooldownWindow()))) {
+            long now = nanoTime.getAsLong();
+            for (Iterator<Held> it = byId.values().iterator(); it.hasNext();) {
+                Held held = it.next();
+                if (!reportable(held, now)) {
                     it.remove();
-                    forgetFromProxy(lease);
+                    forgetFromProxy(held);
                 }
             }
-            cooldowns.values().removeIf(until -> !now.isBefore(until));
+            for (Iterator<Cooldown> it = arrival.values().iterator(); it.hasNext();) {
+                Cooldown c = it.next();
+                if (now - c.until() >= 0) {
+                    it.remove();
+                    forgetCooldown(c);
+                }
+            }
         } finally {
             lock.unlock();
         }
@@ -288,47 +323,120 @@ public final class LeaseStore implements AutoCloseable {
     /* test */ int stored() {
         lock.lock();
         try {
-            return byId.size() + cooldowns.size();
+            return byId.size() + arrival.size();
         } finally {
             lock.unlock();
         }
     }
 
-    private int active(String proxy, Instant now) {
-        Set<Lease> leases = byProxy.get(proxy);
+    /**
+     * What the store holds, for the metrics read at every scrape.
+     *
+     * @param activeLeases     leases lent and neither released nor expired
+     * @param cooldowns        cooldowns held, all proxies together
+     * @param cooldownsDropped cooldowns dropped before their end since start, because a bound was reached
+     */
+    public record Counts(int activeLeases, int cooldowns, long cooldownsDropped) { }
+
+    /** The counts, read together under the lock. */
+    public Counts counts() {
+        lock.lock();
+        try {
+            return new Counts(activeCount(), arrival.size(), cooldownsDropped);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /* test */ int cooldownCount() {
+        return counts().cooldowns();
+    }
+
+    /* test */ long cooldownsDropped() {
+        return counts().cooldownsDropped();
+    }
+
+    private static boolean running(Held held, long now) {
+        return now - held.endsAt() < 0;
+    }
+
+    /** Still takes reports: active, or expired less than one cooldown window ago. */
+    private boolean reportable(Held held, long now) {
+        return now - (held.endsAt() + limits.cooldownWindow().toNanos()) < 0;
+    }
+
+    private int active(String proxy, long now) {
+        Set<Held> leases = byProxy.get(proxy);
         if (leases == null) {
             return 0;
         }
         int n = 0;
-        for (Lease l : leases) {
-            if (now.isBefore(l.expiresAt())) {
+        for (Held held : leases) {
+            if (running(held, now)) {
                 n++;
             }
         }
         return n;
     }
 
-    private boolean coolingDown(String proxy, Optional<String> target, Instant now) {
-        if (cooldowns.isEmpty()) {
+    /**
+     * Starts or extends the cooldown of {proxy, target} until {@code until}; it becomes the newest,
+     * and the oldest one goes when a bound is passed.
+     */
+    private void coolDown(String proxy, String target, long until) {
+        LinkedHashMap<String, Cooldown> targets = cooldowns.computeIfAbsent(proxy, p -> new LinkedHashMap<>());
+        Cooldown previous = targets.remove(target);
+        long end = until;
+        if (previous != null) {
+            arrival.remove(previous.seq());
+            end = until - previous.until() >= 0 ? until : previous.until();
+        }
+        Cooldown c = new Cooldown(proxy, target, end, nextSeq++);
+        targets.put(target, c);
+        arrival.put(c.seq(), c);
+        if (targets.size() > MAX_COOLDOWNS_PER_PROXY) {
+            drop(targets.values().iterator().next());
+        }
+        if (arrival.size() > MAX_COOLDOWNS) {
+            drop(arrival.firstEntry().getValue());
+        }
+    }
+
+    private void drop(Cooldown c) {
+        arrival.remove(c.seq());
+        forgetCooldown(c);
+        cooldownsDropped++;
+    }
+
+    /** Removes {@code c} from its proxy's cooldowns (not from {@link #arrival}). */
+    private void forgetCooldown(Cooldown c) {
+        LinkedHashMap<String, Cooldown> targets = cooldowns.get(c.proxy());
+        if (targets != null && targets.remove(c.target(), c) && targets.isEmpty()) {
+            cooldowns.remove(c.proxy());
+        }
+    }
+
+    private boolean coolingDown(String proxy, Optional<String> target, long now) {
+        LinkedHashMap<String, Cooldown> targets = cooldowns.get(proxy);
+        if (targets == null) {
             return false;
         }
-        if (cooling(new CooldownKey(proxy, ALL_TARGETS), now)) {
+        if (cooling(targets.get(ALL_TARGETS), now)) {
             return true;
         }
-        return target.isPresent() && cooling(new CooldownKey(proxy, target.get()), now);
+        return target.isPresent() && cooling(targets.get(target.get()), now);
     }
 
-    private boolean cooling(CooldownKey key, Instant now) {
-        Instant until = cooldowns.get(key);
-        return until != null && now.isBefore(until);
+    private static boolean cooling(Cooldown c, long now) {
+        return c != null && now - c.until() < 0;
     }
 
-    private void forgetFromProxy(Lease lease) {
-        Set<Lease> leases = byProxy.get(lease.proxyKey());
+    private void forgetFromProxy(Held held) {
+        Set<Held> leases = byProxy.get(held.proxyKey());
         if (leases != null) {
-            leases.remove(lease);
+            leases.remove(held);
             if (leases.isEmpty()) {
-                byProxy.remove(lease.proxyKey());
+                byProxy.remove(held.proxyKey());
             }
         }
     }

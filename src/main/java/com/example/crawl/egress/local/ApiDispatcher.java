@@ -36,8 +36,13 @@ import tools.jackson.databind.json.JsonMapper;
 import tools.jackson.databind.node.ObjectNode;
 
 /**
- * The mock server's dispatcher plus what kubectl expects of an API server and the mock lacks:
+ * The mock server's dispatcher, behind the embedded API's {@link ApiToken}, plus what kubectl
+ * expects of an API server and the mock lacks:
  * <ul>
+ * <li>authentication: every request (reads, writes, discovery, watches, WebSocket upgrades
+ * included) without the token is answered 401 {@code Unauthorized}, as an API server answers it,
+ * before anything else looks at it. Both ports (the mock's and {@link KubectlFront}'s) hand every
+ * request to {@link #dispatch}, so this is the one place the token is checked;
  * <li>the discovery documents ({@code /api}, {@code /apis}, ...), given as fixed answers: the
  * mock answers those paths with a list of CRDs;
  * <li>server-side tables: a {@code GET} of a kind with printer columns whose {@code Accept} asks for
@@ -69,13 +74,15 @@ final class ApiDispatcher extends Dispatcher implements Resetable, CustomResourc
             "application/json\\s*;(?=.*\\bas=Table\\b)(?=.*\\bg=meta\\.k8s\\.io\\b).*\\bv=(v1|v1beta1)\\b.*");
 
     private final KubernetesMixedDispatcher delegate;
+    private final ApiToken token;
     private final Clock clock;
     private final Map<String, ServedKind> kinds = new ConcurrentHashMap<>(); // ServedKind.key()
     private volatile OpenApiV3 openApi = new OpenApiV3(List.of());
     private volatile Map<String, String> discovery = Map.of(); // path -> document
 
-    ApiDispatcher(KubernetesMixedDispatcher delegate, Clock clock) {
+    ApiDispatcher(KubernetesMixedDispatcher delegate, ApiToken token, Clock clock) {
         this.delegate = delegate;
+        this.token = token;
         this.clock = clock;
     }
 
@@ -92,6 +99,9 @@ final class ApiDispatcher extends Dispatcher implements Resetable, CustomResourc
 
     @Override
     public MockResponse dispatch(RecordedRequest request) {
+        if (!token.admits(request.getHeaders().headers("Authorization"))) {
+            return status(401, "Unauthorized", "Unauthorized", null);
+        }
         String target = request.getPath();
         int q = target.indexOf('?');
         String path = q < 0 ? target : target.substring(0, q);

@@ -25,14 +25,18 @@ import java.util.logging.Logger;
 
 /**
  * An in-process Kubernetes API on loopback: fabric8's mock server in CRUD mode with the
- * {@code Proxy} and {@code ProviderHealth} CRDs installed, which the operator's client uses, and
- * a {@link KubectlFront} on another port over the same state, which the kubeconfig names. Out of
- * the box {@code kubectl} cannot use the mock (it answers {@code /api} and {@code /apis} with a
- * list of CRDs), so the discovery documents kubectl reads are served as fixed answers.
+ * {@code Proxy} and {@code ProviderHealth} CRDs installed, which the operator's client uses
+ * (plain HTTP), and a {@link KubectlFront} on another port over the same state (HTTPS), which the
+ * kubeconfig names. Out of the box {@code kubectl} cannot use the mock (it answers {@code /api}
+ * and {@code /apis} with a list of CRDs), so the discovery documents kubectl reads are served as
+ * fixed answers.
  * {@link ApiDispatcher} adds what else kubectl relies on: tables from the CRDs' printer columns,
  * OpenAPI v3 and schema checks from their schemas (so {@code kubectl apply} validates, without
  * {@code --validate=false}), core Events for {@code kubectl describe}, and watches from a
  * resource version for {@code kubectl get -w}. State lives in memory and ends with the process.
+ *
+ * <p>Both ports demand the {@link ApiToken} on every request; {@link #client} sends it, and the
+ * kubeconfig local mode writes carries it to kubectl.
  *
  * <p>Thread-safe. {@link #close} is idempotent.
  */
@@ -47,38 +51,49 @@ final class EmbeddedApiServer implements AutoCloseable {
 
     private final KubernetesMockServer server;
     private final ApiDispatcher dispatcher;
+    private final LoopbackCertificate certificate;
     private final KubectlFront front;
     private final KubernetesClient client;
 
-    private EmbeddedApiServer(KubernetesMockServer server, ApiDispatcher dispatcher, KubectlFront front) {
+    private EmbeddedApiServer(KubernetesMockServer server, ApiDispatcher dispatcher, LoopbackCertificate certificate,
+            KubectlFront front, ApiToken token) {
         this.server = server;
         this.dispatcher = dispatcher;
+        this.certificate = certificate;
         this.front = front;
-        this.client = server.createClient();
+        this.client = server.createClient(b -> b.editOrNewConfig().withOauthToken(token.value()).endConfig());
     }
 
-    /** Starts on an ephemeral loopback port and installs the CRDs. */
-    static EmbeddedApiServer start() {
+    /** Starts on two ephemeral loopback ports, both demanding {@code token}, and installs the CRDs. */
+    static EmbeddedApiServer start(ApiToken token) {
         SERVER_LOG.setLevel(Level.WARNING);
         Map<ServerRequest, Queue<ServerResponse>> expectations = new ConcurrentHashMap<>();
-        ApiDispatcher dispatcher = new ApiDispatcher(new KubernetesMixedDispatcher(expectations), Clock.systemUTC());
+        ApiDispatcher dispatcher = new ApiDispatcher(new KubernetesMixedDispatcher(expectations), token,
+                Clock.systemUTC());
         KubernetesMockServer server = new KubernetesMockServer(new Context(Serialization.jsonMapper()),
                 new MockWebServer(), expectations, dispatcher, false);
         server.start(InetAddress.getLoopbackAddress(), 0);
-        EmbeddedApiServer api = new EmbeddedApiServer(server, dispatcher, KubectlFront.start(dispatcher));
+        LoopbackCertificate certificate = LoopbackCertificate.generate();
+        EmbeddedApiServer api = new EmbeddedApiServer(server, dispatcher, certificate,
+                KubectlFront.start(dispatcher, certificate), token);
         api.serveDiscovery();
         api.installCrds();
         return api;
     }
 
-    /** A client of this server (JDK HTTP client, no auth). Closed by {@link #close}. */
+    /** A client of this server (JDK HTTP client) that sends the token. Closed by {@link #close}. */
     KubernetesClient client() {
         return client;
     }
 
-    /** The base URL for kubectl, e.g. {@code http://127.0.0.1:40123}. */
+    /** The base URL for kubectl, e.g. {@code https://127.0.0.1:40123}. */
     String url() {
         return front.url();
+    }
+
+    /** The certificate {@link #url} serves, in PEM: what kubectl is to trust. */
+    String certificatePem() {
+        return certificate.pem();
     }
 
     @Override
@@ -118,7 +133,7 @@ final class EmbeddedApiServer implements AutoCloseable {
     private void serveDiscovery() {
         String core = """
                 {"kind":"APIVersions","versions":["v1"],"serverAddressByClientCIDRs":\
-                [{"clientCIDR":"0.0.0.0/0","serverAddress":"%s"}]}""".formatted(front.url().substring("http://".length()));
+                [{"clientCIDR":"0.0.0.0/0","serverAddress":"%s"}]}""".formatted(front.url().substring("https://".length()));
         String groups = """
                 {"kind":"APIGroupList","apiVersion":"v1","groups":[\
                 {"name":"crawl.example.com","versions":[{"groupVersion":"crawl.example.com/v1alpha1","version":"v1alpha1"}],\

@@ -1,7 +1,8 @@
 package com.example.crawl.egress.local;
 
 import com.sun.net.httpserver.HttpExchange;
-import com.sun.net.httpserver.HttpServer;
+import com.sun.net.httpserver.HttpsConfigurator;
+import com.sun.net.httpserver.HttpsServer;
 import io.fabric8.mockwebserver.dsl.HttpMethod;
 import io.fabric8.mockwebserver.http.Buffer;
 import io.fabric8.mockwebserver.http.Dispatcher;
@@ -34,24 +35,26 @@ import java.util.regex.Pattern;
  * is this response's body. A watch ends when the client goes away (noticed at the next event),
  * after {@code timeoutSeconds} if given, or at {@link #close}.
  *
- * <p>Plain HTTP on loopback, one virtual thread per exchange. {@link #close} is idempotent.
+ * <p>HTTPS on loopback, with the {@link LoopbackCertificate} (kubectl sends the kubeconfig's token
+ * over TLS only); one virtual thread per exchange. {@link #close} is idempotent.
  */
 final class KubectlFront implements AutoCloseable {
 
     private static final Pattern TIMEOUT = Pattern.compile("[?&]timeoutSeconds=(\\d{1,9})(?:&|$)");
 
-    private final HttpServer server;
+    private final HttpsServer server;
     private final ExecutorService executor;
 
-    private KubectlFront(HttpServer server, ExecutorService executor) {
+    private KubectlFront(HttpsServer server, ExecutorService executor) {
         this.server = server;
         this.executor = executor;
     }
 
-    /** Serves {@code dispatcher} on an ephemeral loopback port. */
-    static KubectlFront start(Dispatcher dispatcher) {
+    /** Serves {@code dispatcher} over TLS with {@code certificate} on an ephemeral loopback port. */
+    static KubectlFront start(Dispatcher dispatcher, LoopbackCertificate certificate) {
         try {
-            HttpServer server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
+            HttpsServer server = HttpsServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
+            server.setHttpsConfigurator(new HttpsConfigurator(certificate.sslContext()));
             ExecutorService executor = Executors.newVirtualThreadPerTaskExecutor();
             server.setExecutor(executor);
             server.createContext("/", exchange -> serve(dispatcher, exchange));
@@ -62,9 +65,9 @@ final class KubectlFront implements AutoCloseable {
         }
     }
 
-    /** {@code http://127.0.0.1:port}. */
+    /** {@code https://127.0.0.1:port}. */
     String url() {
-        return "http://" + server.getAddress().getAddress().getHostAddress() + ":" + server.getAddress().getPort();
+        return "https://" + server.getAddress().getAddress().getHostAddress() + ":" + server.getAddress().getPort();
     }
 
     @Override

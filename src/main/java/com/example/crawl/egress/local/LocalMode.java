@@ -29,8 +29,8 @@ import java.util.Optional;
  * What {@code --local} adds around the operator, in the order {@link #prepare} sets it up: a lock
  * on the state directory (one local operator per directory), the {@code local} provider (which
  * needs Squid), a sweep of Squid processes an earlier run left behind (after a {@code kill -9}),
- * the loopback probe target, the embedded API server and a kubeconfig for it, and a discovery
- * token. {@link #createSamples} adds the sample Proxies once the operator runs; {@link #banner}
+ * the loopback probe target, the embedded API server behind a token of its own and a private
+ * kubeconfig that carries that token, and a discovery token. {@link #createSamples} adds the sample Proxies once the operator runs; {@link #banner}
  * says what to try.
  *
  * <p>{@link #close} stops every Squid, the API server and the target, and releases the lock. It
@@ -101,9 +101,10 @@ public final class LocalMode implements AutoCloseable {
                 LOG.atInfo().addKeyValue("instances", swept).log("Removed Squid instances an earlier run left behind");
             }
             target = ownTarget ? serveTarget(probeUrl) : null;
-            EmbeddedApiServer api = EmbeddedApiServer.start();
+            ApiToken apiToken = ApiToken.generate();
+            EmbeddedApiServer api = EmbeddedApiServer.start(apiToken);
             LOG.atDebug().addKeyValue("url", api.url()).log("Embedded API server started");
-            Path kubeconfig = Kubeconfig.write(dir.resolve("kubeconfig"), api.url());
+            Path kubeconfig = Kubeconfig.write(dir.resolve("kubeconfig"), api.url(), api.certificatePem(), apiToken);
             String token = config.discovery().token().isEmpty() ? newToken() : config.discovery().token();
             return new LocalMode(dir, channel, lock, provider, Optional.ofNullable(target), api, kubeconfig, token);
         } catch (LocalModeException e) {
@@ -170,7 +171,10 @@ public final class LocalMode implements AutoCloseable {
         SampleProxies.create(api.client());
     }
 
-    /** What to try, printed once at start; the only place the generated token appears. */
+    /**
+     * What to try, printed once at start; the only place the generated discovery token appears.
+     * The embedded API's token appears nowhere but in the kubeconfig, whose path this prints.
+     */
     public String banner(InetSocketAddress discovery) {
         String base = "http://127.0.0.1:" + discovery.getPort();
         String site = target.map(t -> t.home().toString()).orElse("http://example.com/");

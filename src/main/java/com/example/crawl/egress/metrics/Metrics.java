@@ -6,6 +6,7 @@ import com.example.crawl.egress.discovery.LeaseRecorder;
 import com.example.crawl.egress.discovery.ServedRecorder;
 import com.example.crawl.egress.gc.GcRecorder;
 import com.example.crawl.egress.health.ProbeRecorder;
+import com.example.crawl.egress.lease.LeaseStore;
 import com.example.crawl.egress.provider.RequestRecorder;
 import com.example.crawl.egress.providerhealth.TargetReading;
 import com.example.crawl.egress.queue.QueueRecorder;
@@ -23,7 +24,6 @@ import java.util.Objects;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BooleanSupplier;
-import java.util.function.IntSupplier;
 import java.util.function.Supplier;
 
 /**
@@ -48,17 +48,17 @@ public final class Metrics {
      * What the scrape-time gauges read, each at every scrape.
      *
      * @param proxies                 the Proxies in the informer cache
-     * @param activeLeases            leases lent and neither released nor expired
+     * @param leases                  the lease store's counts: active leases, cooldowns, cooldowns dropped
      * @param queue                   the work queue's depth and work in progress
      * @param leader                  whether this process leads now
      * @param leaseName               the leader-election Lease's name, the {@code name} label
      * @param maxConcurrentReconciles the number of reconcile workers
      */
-    public record Sources(Supplier<? extends Collection<Proxy>> proxies, IntSupplier activeLeases,
+    public record Sources(Supplier<? extends Collection<Proxy>> proxies, Supplier<LeaseStore.Counts> leases,
             Supplier<QueueStats> queue, BooleanSupplier leader, String leaseName, int maxConcurrentReconciles) {
         public Sources {
             Objects.requireNonNull(proxies, "proxies");
-            Objects.requireNonNull(activeLeases, "activeLeases");
+            Objects.requireNonNull(leases, "leases");
             Objects.requireNonNull(queue, "queue");
             Objects.requireNonNull(leader, "leader");
             Objects.requireNonNull(leaseName, "leaseName");

@@ -5,6 +5,7 @@ import com.example.crawl.egress.api.Proxy;
 import com.example.crawl.egress.api.ProxyStatus;
 import com.example.crawl.egress.queue.QueueStats;
 import io.prometheus.metrics.config.PrometheusProperties;
+import io.prometheus.metrics.core.metrics.CounterWithCallback;
 import io.prometheus.metrics.core.metrics.GaugeWithCallback;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.prometheus.metrics.model.snapshots.Unit;
@@ -30,7 +31,14 @@ final class ScrapeGauges {
                 .callback(cb -> byPhase(sources).forEach((phase, n) -> cb.call(n, phase.name())))
                 .register(registry);
         gauge(properties, "leases_active", "Leases lent and neither released nor expired")
-                .callback(cb -> cb.call(sources.activeLeases().getAsInt()))
+                .callback(cb -> cb.call(sources.leases().get().activeLeases()))
+                .register(registry);
+        gauge(properties, "lease_cooldowns", "Cooldowns held, all proxies and targets together")
+                .callback(cb -> cb.call(sources.leases().get().cooldowns()))
+                .register(registry);
+        CounterWithCallback.builder(properties).name(Metrics.PREFIX + "lease_cooldowns_dropped_total")
+                .help("Cooldowns dropped before their end because the per-proxy or total bound was reached")
+                .callback(cb -> cb.call(sources.leases().get().cooldownsDropped()))
                 .register(registry);
         gauge(properties, "workqueue_depth", "Keys waiting in the work queue", "name", "controller")
                 .callback(cb -> cb.call(queue(sources).depth(), Metrics.CONTROLLER, Metrics.CONTROLLER))

@@ -143,7 +143,7 @@ class CrdValidationTest {
         Map<String, Object> object = PROXIES.withDefaults(proxy("{provider: p, kvm: {host: hv1}, gcp: {zone: z}}"));
 
         assertEquals(Map.of("host", "hv1", "vcpus", 1L, "memoryMiB", 1024L, "diskGiB", 10L, "firmware", "uefi",
-                "network", "default"), JsonValues.at(object, "spec.kvm"));
+                "network", "default", "secureBoot", true), JsonValues.at(object, "spec.kvm"));
         assertEquals(false, JsonValues.at(object, "spec.gcp.spot"));
         assertFalse(JsonValues.asMap(object.get("spec")).containsKey("kubernetes"));
     }

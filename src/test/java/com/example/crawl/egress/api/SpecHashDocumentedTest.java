@@ -35,7 +35,8 @@ class SpecHashDocumentedTest {
     private static final ProxySpec BASE = new ProxySpec(Mode.Managed, "in-cluster", 3128, Map.of("region", "eu"), 1,
             new CloudInit(USER_DATA, null),
             new GcpSpec("europe-west1-b", "e2-small", "debian-12", "default", null, false, List.of("proxy")),
-            new KvmSpec("hv1", new KvmSpec.Image("https://img.test/a.qcow2", "ab"), 1, 512, 10, null, "default"),
+            new KvmSpec("hv1", new KvmSpec.Image("https://img.test/a.qcow2", "ab"), 1, 512, 10, null, "default",
+                    null),
             new KubernetesSpec("ubuntu/squid:6.6-24.04_beta", null),
             null, null);
 
@@ -53,7 +54,7 @@ class SpecHashDocumentedTest {
         EDITS.put("cloudInit", new Edit(with("cloudInit", new CloudInit("#cloud-config\npackages: [squid]\n", null)),
                 "#cloud-config\npackages: [squid]\n"));
         edit("gcp", new GcpSpec("us-east1-b", "e2-small", "debian-12", "default", null, false, List.of("proxy")));
-        edit("kvm", new KvmSpec("hv2", BASE.kvm().image(), 1, 512, 10, null, "default"));
+        edit("kvm", new KvmSpec("hv2", BASE.kvm().image(), 1, 512, 10, null, "default", null));
         edit("kubernetes", new KubernetesSpec("ubuntu/squid:6.13-25.04_beta", null));
         edit("endpoint", new Endpoint("proxy.example.com", 3128, null));
         edit("healthCheck", new HealthCheck("https://example.com/", List.of(200), 30, 10, 2, 5, true));

@@ -70,12 +70,27 @@ class SpecHashTest {
     @Test
     void shouldTreatServerDefaultedAndUndefaultedSpecsAlike() {
         KvmSpec bare = new KvmSpec("beelink", new KvmSpec.Image("https://img/x.qcow2", "a".repeat(64)),
-                null, null, null, null, null);
-        KvmSpec defaulted = new KvmSpec("beelink", bare.image(), 1, 1024, 10, KvmSpec.Firmware.uefi, "default");
+                null, null, null, null, null, null);
+        KvmSpec defaulted = new KvmSpec("beelink", bare.image(), 1, 1024, 10, KvmSpec.Firmware.uefi, "default",
+                true);
         ProxySpec a = new ProxySpec(null, "kvm", null, null, null, null, null, bare, null, null, null);
         ProxySpec b = new ProxySpec(Mode.Managed, "kvm", 3128, Map.of(), 1, null, null, defaulted, null, null,
                 HealthCheck.DEFAULTS);
         assertEquals(SpecHash.of(a, null, CREDENTIALS), SpecHash.of(b, null, CREDENTIALS));
+    }
+
+    @Test
+    void shouldReplaceAKvmVmWhenSecureBootIsSwitched() {
+        KvmSpec.Image image = new KvmSpec.Image("https://img/x.qcow2", "a".repeat(64));
+        ProxySpec unset = kvm(new KvmSpec("hv1", image, null, null, null, null, null, null));
+        ProxySpec on = kvm(new KvmSpec("hv1", image, null, null, null, null, null, true));
+        ProxySpec off = kvm(new KvmSpec("hv1", image, null, null, null, null, null, false));
+        assertEquals(SpecHash.of(unset, null, CREDENTIALS), SpecHash.of(on, null, CREDENTIALS));
+        assertNotEquals(SpecHash.of(on, null, CREDENTIALS), SpecHash.of(off, null, CREDENTIALS));
+    }
+
+    private static ProxySpec kvm(KvmSpec kvm) {
+        return new ProxySpec(null, "kvm", null, null, null, null, null, kvm, null, null, null);
     }
 
     @Test

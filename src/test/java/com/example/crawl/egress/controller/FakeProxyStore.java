@@ -68,6 +68,13 @@ final class FakeProxyStore implements ProxyStore {
                 .withResourceVersion(nextVersion()).build()));
     }
 
+    /** A user takes every finalizer off the object. */
+    synchronized void removeFinalizers(ProxyKey key) {
+        Proxy old = require(key);
+        objects.put(key, copy(old, new ObjectMetaBuilder(old.getMetadata()).withFinalizers(List.of())
+                .withResourceVersion(nextVersion()).build()));
+    }
+
     /** A user deletes the object: marked while finalizers remain, removed otherwise. */
     synchronized void delete(ProxyKey key) {
         Proxy old = require(key);

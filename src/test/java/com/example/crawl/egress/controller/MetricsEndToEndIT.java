@@ -111,11 +111,11 @@ class MetricsEndToEndIT {
                 metrics.probes(), TracerProvider.noop().get("test")), metrics);
         up(loop);
         up(engine);
-        LeaseStore leases = up(new LeaseStore(LEASES, Clock.systemUTC()));
+        LeaseStore leases = up(new LeaseStore(LEASES, Clock.systemUTC(), System::nanoTime));
         discovery = up(new DiscoveryServer(new InetSocketAddress("127.0.0.1", 0), loop.informers::proxies,
                 loop.informers::credentials, leases, Optional.of(TOKEN),
                 new DiscoveryServer.Instrumentation(metrics.leases(), metrics.discoveryRequests(), OpenTelemetry.noop())));
-        metrics.readAtScrape(new Metrics.Sources(loop.informers::proxies, leases::activeCount, loop.queue::stats,
+        metrics.readAtScrape(new Metrics.Sources(loop.informers::proxies, leases::counts, loop.queue::stats,
                 () -> true, "egress-proxies-operator", FAST.maxConcurrentReconciles()));
         ProviderHealthMonitor providerHealth = up(ProviderHealthMonitor.create(client,
                 Rig.registry("fake", new CheckedProvider(provider)), new OperatorConfig.ProviderChecks(

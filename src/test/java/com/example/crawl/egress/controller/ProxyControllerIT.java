@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.example.crawl.egress.api.CloudInit;
 import com.example.crawl.egress.api.Condition;
+import com.example.crawl.egress.api.Endpoint;
 import com.example.crawl.egress.api.Conditions;
 import com.example.crawl.egress.api.KubernetesSpec;
 import com.example.crawl.egress.api.Phase;
@@ -261,6 +262,23 @@ class ProxyControllerIT {
         awaitProxy("p1", p -> status(p).providerID() != null);
         assertEquals(1, provider.instances().size());
         assertEquals(List.of(), log.lines(FAILED, l -> true), "a conflict is not a failure");
+    }
+
+    @Test
+    void shouldRepairAnOverwrittenStatusOfAProxyThatNeedsNothingElse() throws Exception {
+        loop(provider);
+        Proxy p = new Proxy();
+        p.setMetadata(new ObjectMetaBuilder().withNamespace(NS).withName("ext").build());
+        p.setSpec(new ProxySpec(ProxySpec.Mode.External, null, null, Map.of("region", "eu"), null, null, null, null,
+                null, new Endpoint("198.51.100.7", 3128, null), null));
+        client.resource(p).create();
+        Proxy recorded = awaitProxy("ext", x -> "198.51.100.7".equals(status(x).ip()));
+
+        // Someone else writes the status; a status-only change enqueues nothing by itself.
+        recorded.setStatus(status(recorded).withIp("203.0.113.99"));
+        client.resource(recorded).updateStatus();
+
+        awaitProxy("ext", x -> "198.51.100.7".equals(status(x).ip()));
     }
 
     // --- helpers ---

@@ -52,7 +52,9 @@ class ProxyReconcilerTest {
         assertEquals(Phase.Provisioning, status.phase());
         assertEquals(1L, status.observedGeneration());
         assertTrue(rig.condition(key, Condition.PROVISIONED).hasReason(Reason.Provisioning));
-        assertEquals(List.of("update", "update", "status"), rig.store.writes(), "finalizer, hash annotation, one status write");
+        assertEquals(List.of("update", "status"), rig.store.writes(),
+                "finalizer and annotations in one write before the create, one status write");
+        assertEquals("fake", stored.getMetadata().getAnnotations().get(Proxy.INSTANCE_PROVIDER_ANNOTATION));
     }
 
     @Test
@@ -201,9 +203,9 @@ class ProxyReconcilerTest {
         ProxyKey key = rig.create("p1", Rig.managed());
         rig.provider.failAlways(Op.CREATE, new ProviderException.Permanent("image squid:1 not found"));
 
-        assertEquals(Outcome.DONE, rig.reconcile(key));
+        assertEquals(Outcome.after(INTERVALS.driftPoll()), rig.reconcile(key), "looked at again at the resync");
         assertEquals(Phase.Failed, rig.status(key).phase());
-        assertEquals(Outcome.DONE, rig.reconcile(key));
+        assertEquals(Outcome.after(INTERVALS.driftPoll()), rig.reconcile(key));
         assertEquals(1, rig.provider.calls(Op.CREATE), "latched: no second attempt at this generation");
 
         rig.provider.clearFaults();
@@ -276,11 +278,12 @@ class ProxyReconcilerTest {
         ProxySpec spec = new ProxySpec(null, "gcp-us", null, null, null, null, null, null, null, null, null);
         ProxyKey key = rig.create("p1", spec);
 
-        assertEquals(Outcome.DONE, rig.reconcile(key));
+        assertEquals(Outcome.after(INTERVALS.driftPoll()), rig.reconcile(key), "looked at again at the resync");
         Condition provisioned = rig.condition(key, Condition.PROVISIONED);
         assertTrue(provisioned.hasReason(Reason.UnknownProvider), provisioned.toString());
         assertTrue(provisioned.message().contains("\"gcp-us\"") && provisioned.message().contains("fake"));
         assertEquals(Phase.Failed, rig.status(key).phase());
+        assertEquals(List.of(), finalizers(key), "nothing made, nothing to clean up");
 
         ProxyReconciler restarted = new ProxyReconciler(rig.store, Rig.registry("gcp-us", rig.provider),
                 HealthSource.NONE, EventSink.NONE, INTERVALS, rig.clock, TracerProvider.noop().get("test"));
@@ -293,7 +296,7 @@ class ProxyReconcilerTest {
                 new Endpoint("1.2.3.4", 3128, null), null);
         ProxyKey key = rig.create("p1", spec);
 
-        assertEquals(Outcome.DONE, rig.reconcile(key));
+        assertEquals(Outcome.after(INTERVALS.driftPoll()), rig.reconcile(key), "looked at again at the resync");
 
         Condition provisioned = rig.condition(key, Condition.PROVISIONED);
         assertTrue(provisioned.hasReason(Reason.InvalidSpec));
@@ -309,7 +312,7 @@ class ProxyReconcilerTest {
         ProxyKey key = rig.create("ext", spec);
         rig.verdicts.put(key, new HealthVerdict("proxy.example.net", true, 42L, rig.clock.instant(), "probe succeeded"));
 
-        assertEquals(Outcome.DONE, rig.reconcile(key));
+        assertEquals(Outcome.after(INTERVALS.driftPoll()), rig.reconcile(key), "looked at again at the resync");
 
         ProxyStatus status = rig.status(key);
         assertEquals("proxy.example.net", status.ip());
@@ -381,6 +384,24 @@ class ProxyReconcilerTest {
         assertInstanceOf(Outcome.Conflict.class, rig.reconcile(key));
         rig.store.thawCache();
         assertEquals(Outcome.after(INTERVALS.provisioningPoll()), rig.reconcile(key));
+    }
+
+    @Test
+    void shouldPutBackAFinalizerTakenOffByHandWhileTheInstanceRuns() {
+        ProxyKey key = running("p1");
+        rig.store.removeFinalizers(key);
+        rig.store.clearWrites();
+
+        assertEquals(Outcome.after(INTERVALS.driftPoll()), rig.reconcile(key));
+
+        assertEquals(List.of(Proxy.FINALIZER), finalizers(key));
+        assertEquals(List.of("update"), rig.store.writes());
+        assertEquals(1, rig.provider.calls(Op.CREATE));
+    }
+
+    private List<String> finalizers(ProxyKey key) {
+        List<String> finalizers = rig.store.stored(key).orElseThrow().getMetadata().getFinalizers();
+        return finalizers == null ? List.of() : finalizers;
     }
 
     private ProxyKey running(String name) {

@@ -52,6 +52,12 @@ final class Rig {
                 key -> Optional.ofNullable(verdicts.get(key)), events, INTERVALS, clock, TracerProvider.noop().get("test"));
     }
 
+    /** A rig whose reconciler also has {@code second} configured, under {@code name}, after {@code fake}. */
+    Rig(String name, Provider second) {
+        this.reconciler = new ProxyReconciler(store, registry(Map.of("fake", provider, name, second)),
+                key -> Optional.ofNullable(verdicts.get(key)), events, INTERVALS, clock, TracerProvider.noop().get("test"));
+    }
+
     private Rig(Tracer tracer, ProviderDecorator decoration) {
         this.reconciler = new ProxyReconciler(store, registry("fake", provider, decoration),
                 key -> Optional.ofNullable(verdicts.get(key)), events, INTERVALS, clock, tracer);
@@ -77,6 +83,17 @@ final class Rig {
                 new ProviderConfig(name, new ProviderConfig.Local(Path.of("/nonexistent"), "squid"))));
         try {
             return ProviderRegistry.build(config, Map.of("local", c -> provider), decoration);
+        } catch (Exception e) {
+            throw new AssertionError(e);
+        }
+    }
+
+    /** A registry with each provider configured under its name. */
+    static ProviderRegistry registry(Map<String, Provider> byName) {
+        ProvidersConfig config = new ProvidersConfig(byName.keySet().stream().sorted()
+                .map(n -> new ProviderConfig(n, new ProviderConfig.Local(Path.of("/nonexistent"), "squid"))).toList());
+        try {
+            return ProviderRegistry.build(config, Map.of("local", c -> byName.get(c.name())), ProviderDecorator.none());
         } catch (Exception e) {
             throw new AssertionError(e);
         }

@@ -154,7 +154,7 @@ class AuthIT {
     @Test
     void shouldAnswerAPlain500WhenAHandlerFails() throws Exception {
         LogLines log = LogLines.install();
-        try (LeaseStore leases = new LeaseStore(DiscoveryWorld.LIMITS, Clock.systemUTC());
+        try (LeaseStore leases = new LeaseStore(DiscoveryWorld.LIMITS, Clock.systemUTC(), System::nanoTime);
                 DiscoveryServer server = new DiscoveryServer(new InetSocketAddress("127.0.0.1", 0), () -> {
                     throw new IllegalStateException("informer exploded at secret-internal-detail");
                 }, p -> Optional.empty(), leases, Optional.of(TOKEN), DiscoveryServer.Instrumentation.NONE)) {

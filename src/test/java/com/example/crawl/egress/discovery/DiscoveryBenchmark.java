@@ -69,7 +69,7 @@ public final class DiscoveryBenchmark {
                 Clock.systemUTC());
         List<Proxy> fleet = fleet(proxies);
         try (LeaseStore store = new LeaseStore(new OperatorConfig.Leases(Duration.ofMinutes(5), Duration.ofHours(1),
-                Duration.ofMinutes(10), Duration.ofSeconds(30)), Clock.systemUTC());
+                Duration.ofMinutes(10), Duration.ofSeconds(30)), Clock.systemUTC(), System::nanoTime);
                 DiscoveryServer server = new DiscoveryServer(new InetSocketAddress("127.0.0.1", 0), () -> fleet,
                         p -> Optional.of(CREDENTIALS), store, Optional.of(TOKEN),
                         DiscoveryServer.Instrumentation.NONE)) {

@@ -50,7 +50,7 @@ final class DiscoveryWorld implements AutoCloseable {
     final MockCluster cluster;
     final ProxyInformers informers;
     final FakeClock clock = new FakeClock(START);
-    final LeaseStore leases = new LeaseStore(LIMITS, clock);
+    final LeaseStore leases = new LeaseStore(LIMITS, clock, () -> TimeUnit.MILLISECONDS.toNanos(clock.millis()));
     final RecordingLeaseRecorder recorder = new RecordingLeaseRecorder();
     final DiscoveryServer server;
 

@@ -23,6 +23,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.random.RandomGenerator;
 
 /**
@@ -41,6 +42,8 @@ final class EngineRig {
     final List<Duration> lateness = new ArrayList<>();
     final Deque<Runnable> probes = new ArrayDeque<>();
     int listenerFailures;
+    /** How many probe threads to refuse to start, as an executor out of threads would. */
+    int refusedThreads;
     /** Runs while the engine lists the proxies, after the list was taken: a change racing a tick. */
     Runnable duringListing = () -> { };
     final HealthEngine engine;
@@ -73,12 +76,20 @@ final class EngineRig {
         };
         engine = new HealthEngine(this::list, p -> Optional.empty(), prober, this::report,
                 new OperatorConfig.Probes(DEFAULT_URL, maxConcurrent, Duration.ofSeconds(60), trace), recorder,
-                tracer, new HealthEngine.Seams(time, time, probes::add, random));
+                tracer, new HealthEngine.Seams(time, time, this::startThread, random));
     }
 
     /** Jitter always zero: first probes are due at once. */
     EngineRig() {
         this(256, () -> 0L);
+    }
+
+    private void startThread(Runnable probe) {
+        if (refusedThreads > 0) {
+            refusedThreads--;
+            throw new RejectedExecutionException("no thread for the probe");
+        }
+        probes.add(probe);
     }
 
     private List<Proxy> list() {

@@ -352,6 +352,20 @@ class HealthEngineTest {
     }
 
     @Test
+    void shouldGiveThePermitBackWhenAProbeCannotStart() {
+        EngineRig limited = new EngineRig(1, () -> 0L);
+        limited.proxies.add(managed("p1", "10.0.0.1", check(1, 1, 3)));
+        limited.prober.answer("10.0.0.1", ok(10));
+        limited.refusedThreads = 1;
+
+        limited.seconds(3);
+
+        assertEquals(List.of("10.0.0.1", "10.0.0.1"),
+                limited.prober.probed().stream().map(ProbeTarget::proxyHost).toList(),
+                "the one permit came back, and the proxy is no longer taken for in flight");
+    }
+
+    @Test
     void shouldProbeExternalEndpointsAndUseTheProxysOwnCheck() {
         HealthCheck own = new HealthCheck("https://example.test/ok", List.of(200), 30, 7, 1, 1, true);
         rig.proxies.add(external("ext", "proxy.example.test", 8080, own));

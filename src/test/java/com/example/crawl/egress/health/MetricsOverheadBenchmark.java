@@ -1,5 +1,6 @@
 package com.example.crawl.egress.health;
 
+import com.example.crawl.egress.lease.LeaseStore;
 import com.example.crawl.egress.api.Phase;
 import com.example.crawl.egress.api.Proxy;
 import com.example.crawl.egress.api.ProxyStatus;
@@ -192,7 +193,7 @@ public final class MetricsOverheadBenchmark {
             p.setStatus(ProxyStatus.EMPTY.withPhase(i % 10 == 0 ? Phase.Unhealthy : Phase.Ready));
             fleet.add(p);
         }
-        metrics.readAtScrape(new Metrics.Sources(() -> fleet, () -> 0,
+        metrics.readAtScrape(new Metrics.Sources(() -> fleet, () -> new LeaseStore.Counts(0, 0, 0),
                 () -> new QueueStats(0, 0, Duration.ZERO, Duration.ZERO), () -> true, "egress-proxies-operator", 3));
         System.out.printf("scrape of %,d Proxies' series (%d scrapes per format after 5 warm-up scrapes)%n",
                 proxies, scrapes);

@@ -25,6 +25,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 
 class LeaseStoreTest {
 
@@ -35,7 +36,15 @@ class LeaseStoreTest {
     private static final Optional<String> NONE = Optional.empty();
 
     private final FakeClock clock = new FakeClock(Instant.parse("2026-11-29T10:00:00Z"));
-    private final LeaseStore store = new LeaseStore(LIMITS, clock);
+    /** The monotonic clock, moved with the wall clock unless a test steps one of them alone. */
+    private final AtomicLong nanos = new AtomicLong(7_000_000_000L);
+    private final LeaseStore store = new LeaseStore(LIMITS, clock, nanos::get);
+
+    /** Time passes: both clocks move. */
+    private void advance(Duration by) {
+        clock.advance(by);
+        nanos.addAndGet(by.toNanos());
+    }
 
     private static Candidate proxy(String name, Long latency, int maxLeases) {
         return new Candidate("crawl", name, Map.of("region", "eu"), true, latency, maxLeases);
@@ -51,6 +60,13 @@ class LeaseStoreTest {
 
     private String lent(List<Candidate> candidates, Optional<String> target) {
         return lend(candidates, target).name();
+    }
+
+    /** The proxy a lease for {@code target} would get now; the lease is given back at once. */
+    private String choice(List<Candidate> candidates, Optional<String> target) {
+        Lease lease = lend(candidates, target);
+        store.release(lease.id());
+        return lease.name();
     }
 
     @Test
@@ -152,9 +168,9 @@ class LeaseStoreTest {
     void shouldEndACooldownAfterOneWindow() {
         List<Candidate> fleet = List.of(proxy("a", 10L, 5), proxy("b", 20L, 5));
         store.report(lend(fleet, NONE).id(), ReportResult.BANNED, NONE);
-        clock.advance(WINDOW.minusSeconds(1));
+        advance(WINDOW.minusSeconds(1));
         assertEquals("b", lent(fleet, NONE));
-        clock.advance(Duration.ofSeconds(1));
+        advance(Duration.ofSeconds(1));
         assertEquals("a", lent(fleet, NONE));
     }
 
@@ -165,23 +181,93 @@ class LeaseStoreTest {
         assertEquals(Optional.of(lease), store.active(lease.id()));
         assertEquals(lease.expiresAt(), clock.instant().plus(TTL));
 
-        clock.advance(TTL.minusMillis(1));
+        advance(TTL.minusMillis(1));
         assertInstanceOf(NoMatch.class, store.acquire(fleet, Map.of(), NONE, TTL));
-        clock.advance(Duration.ofMillis(1));
+        advance(Duration.ofMillis(1));
         assertEquals(Optional.empty(), store.active(lease.id()));
         assertEquals(Map.of(), store.activeCounts());
         lend(fleet, NONE);
     }
 
     @Test
+    void shouldJudgeLeasesAndCooldownsOnTheMonotonicClockWhateverTheSystemTimeDoes() {
+        List<Candidate> fleet = List.of(proxy("a", 10L, 1), proxy("b", 20L, 5));
+        Lease lease = lend(fleet, Optional.of("shop.test"));
+        assertEquals("a", lease.name());
+        store.report(lease.id(), ReportResult.BANNED, NONE);
+        assertEquals(clock.instant().plus(TTL), lease.expiresAt(), "dated on the wall clock for the client");
+
+        clock.advance(Duration.ofHours(2)); // the system time steps forward; no time passed
+        assertEquals(Optional.of(lease), store.active(lease.id()));
+        assertEquals(1, store.activeCount());
+        store.release(lease.id());
+        assertEquals("b", lent(fleet, Optional.of("shop.test")), "a still cools down for shop.test");
+        clock.advance(Duration.ofHours(-4)); // and back, past where it was
+        nanos.addAndGet(WINDOW.toNanos());
+        assertEquals("a", lent(fleet, Optional.of("shop.test")), "one window of real time ended the cooldown");
+    }
+
+    @Test
+    void shouldKeepAtMostTheBoundOfCooldownsPerProxyDroppingTheOldest() {
+        List<Candidate> fleet = List.of(proxy("a", 10L, 5), proxy("b", 20L, 5));
+        Lease lease = lend(fleet, NONE);
+        for (int i = 0; i <= LeaseStore.MAX_COOLDOWNS_PER_PROXY; i++) {
+            store.report(lease.id(), ReportResult.BANNED, Optional.of("site-" + i + ".test"));
+        }
+
+        store.release(lease.id());
+        assertEquals(LeaseStore.MAX_COOLDOWNS_PER_PROXY, store.cooldownCount());
+        assertEquals(1, store.cooldownsDropped());
+        assertEquals("a", choice(fleet, Optional.of("site-0.test")), "the oldest was dropped");
+        assertEquals("b", choice(fleet, Optional.of("site-1.test")));
+        assertEquals("b", choice(fleet, Optional.of("site-" + LeaseStore.MAX_COOLDOWNS_PER_PROXY + ".test")));
+    }
+
+    @Test
+    void shouldMakeAnExtendedCooldownTheNewestSoThatItIsDroppedLast() {
+        List<Candidate> fleet = List.of(proxy("a", 10L, 5), proxy("b", 20L, 5));
+        Lease lease = lend(fleet, NONE);
+        for (int i = 0; i < LeaseStore.MAX_COOLDOWNS_PER_PROXY; i++) {
+            store.report(lease.id(), ReportResult.BANNED, Optional.of("site-" + i + ".test"));
+        }
+        store.report(lease.id(), ReportResult.RATE_LIMITED, Optional.of("site-0.test"));
+        store.report(lease.id(), ReportResult.BANNED, Optional.of("one-more.test"));
+        store.release(lease.id());
+
+        assertEquals("b", choice(fleet, Optional.of("site-0.test")), "reported again: now among the newest");
+        assertEquals("a", choice(fleet, Optional.of("site-1.test")), "the oldest now");
+    }
+
+    @Test
+    void shouldKeepAtMostTheBoundOfCooldownsInAllDroppingTheOldest() {
+        int proxies = LeaseStore.MAX_COOLDOWNS / LeaseStore.MAX_COOLDOWNS_PER_PROXY + 1;
+        List<Lease> leases = new ArrayList<>();
+        for (int p = 0; p < proxies; p++) {
+            leases.add(lend(List.of(proxy("p" + p, 10L, 1)), NONE));
+        }
+        for (Lease lease : leases) {
+            for (int i = 0; i < LeaseStore.MAX_COOLDOWNS_PER_PROXY; i++) {
+                store.report(lease.id(), ReportResult.BANNED, Optional.of("site-" + i + ".test"));
+            }
+        }
+
+        assertEquals(LeaseStore.MAX_COOLDOWNS, store.cooldownCount());
+        assertEquals(LeaseStore.MAX_COOLDOWNS_PER_PROXY, store.cooldownsDropped(), "the first proxy's, oldest first");
+        leases.forEach(l -> store.release(l.id()));
+        assertEquals("p0", lent(List.of(proxy("p0", 10L, 1)), Optional.of("site-999.test")));
+        assertInstanceOf(NoMatch.class, store.acquire(List.of(proxy("p1", 10L, 1)), Map.of(),
+                Optional.of("site-0.test"), TTL));
+    }
+
+    @Test
     void shouldAcceptALateReportForOneCooldownWindowAfterExpiry() {
         List<Candidate> fleet = List.of(proxy("a", 10L, 5), proxy("b", 20L, 5));
         Lease lease = lend(fleet, Optional.of("shop.test"));
-        clock.advance(TTL.plus(WINDOW).minusSeconds(1));
+        advance(TTL.plus(WINDOW).minusSeconds(1));
         assertEquals(Reported.ACCEPTED, store.report(lease.id(), ReportResult.BANNED, NONE));
         assertEquals("b", lent(fleet, Optional.of("shop.test")), "the late report still cools the proxy down");
 
-        clock.advance(Duration.ofSeconds(1));
+        advance(Duration.ofSeconds(1));
         assertEquals(Reported.UNKNOWN_LEASE, store.report(lease.id(), ReportResult.BANNED, NONE));
     }
 
@@ -227,7 +313,7 @@ class LeaseStoreTest {
         store.release(released);
         assertEquals(2, store.activeCount());
 
-        clock.advance(Duration.ofMinutes(1));
+        advance(Duration.ofMinutes(1));
 
         assertEquals(1, store.activeCount(), "the one-minute lease expired; no sweep has run");
     }
@@ -240,7 +326,7 @@ class LeaseStoreTest {
         store.sweep();
         assertEquals(2, store.stored(), "an active lease and a running cooldown stay");
 
-        clock.advance(TTL.plus(WINDOW));
+        advance(TTL.plus(WINDOW));
         assertEquals(Reported.UNKNOWN_LEASE, store.report(lease.id(), ReportResult.BANNED, NONE),
                 "past the window before any sweep ran");
         assertEquals("a", lent(fleet, Optional.of("shop.test")), "the cooldown ended before any sweep ran");
@@ -262,7 +348,7 @@ class LeaseStoreTest {
 
     @Test
     void shouldNeverLendAProxyMoreOftenThanItsMaxLeasesUnderConcurrency() throws Exception {
-        LeaseStore shared = new LeaseStore(LIMITS, Clock.systemUTC());
+        LeaseStore shared = new LeaseStore(LIMITS, Clock.systemUTC(), System::nanoTime);
         List<Candidate> fleet = List.of(proxy("a", 10L, 2), proxy("b", 20L, 1), proxy("c", 30L, 3));
         Map<String, Integer> max = Map.of("a", 2, "b", 1, "c", 3);
         Map<String, AtomicInteger> holding = new ConcurrentHashMap<>();

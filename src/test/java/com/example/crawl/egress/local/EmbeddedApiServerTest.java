@@ -22,19 +22,21 @@ import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
- * The embedded API as kubectl sees it, over HTTP on the address the kubeconfig names: writes
+ * The embedded API as kubectl sees it, over HTTPS on the address the kubeconfig names: writes
  * checked against the CRD's schema, discovery whatever the query, and a watch streamed as lines.
  */
 class EmbeddedApiServerTest {
 
     private static final JsonMapper JSON = JsonMapper.builder().build();
     private static final String PROXIES = "/apis/crawl.example.com/v1alpha1/namespaces/default/proxies";
-    private static final HttpClient HTTP = HttpClient.newHttpClient();
+    private static final ApiToken TOKEN = ApiToken.generate();
     private static EmbeddedApiServer api;
+    private static HttpClient http;
 
     @BeforeAll
     static void start() {
-        api = EmbeddedApiServer.start();
+        api = EmbeddedApiServer.start(TOKEN);
+        http = TrustingClient.of(api.certificatePem());
     }
 
     @AfterAll
@@ -79,8 +81,9 @@ class EmbeddedApiServerTest {
     void shouldStreamAWatchFromTheResourceVersionAsked() throws Exception {
         send("POST", PROXIES, proxy("before", ""), "application/json");
         String version = JSON.readTree(send("GET", PROXIES, null, null).body()).at("/metadata/resourceVersion").asString();
-        HttpResponse<InputStream> watch = HTTP.send(HttpRequest.newBuilder(
-                URI.create(api.url() + PROXIES + "?watch=true&resourceVersion=" + version)).build(),
+        HttpResponse<InputStream> watch = http.send(HttpRequest.newBuilder(
+                URI.create(api.url() + PROXIES + "?watch=true&resourceVersion=" + version))
+                .header("Authorization", "Bearer " + TOKEN.value()).build(),
                 HttpResponse.BodyHandlers.ofInputStream());
         try (BufferedReader lines = new BufferedReader(new InputStreamReader(watch.body(), StandardCharsets.UTF_8))) {
             send("POST", PROXIES, proxy("after", ""), "application/json");
@@ -102,10 +105,11 @@ class EmbeddedApiServerTest {
     private static HttpResponse<String> send(String method, String path, String body, String contentType)
             throws IOException, InterruptedException {
         HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(api.url() + path)).timeout(Duration.ofSeconds(10))
+                .header("Authorization", "Bearer " + TOKEN.value())
                 .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
         if (contentType != null) {
             b.header("Content-Type", contentType);
         }
-        return HTTP.send(b.build(), HttpResponse.BodyHandlers.ofString());
+        return http.send(b.build(), HttpResponse.BodyHandlers.ofString());
     }
 }

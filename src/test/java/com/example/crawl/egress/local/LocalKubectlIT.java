@@ -2,19 +2,26 @@ package com.example.crawl.egress.local;
 
 import static com.example.crawl.egress.local.LocalOperator.freePort;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.example.crawl.egress.ItRequirements;
 import com.example.crawl.egress.provider.local.LocalProvider;
+import io.fabric8.kubernetes.client.Config;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.UncheckedIOException;
+import java.net.URI;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
+import java.util.Base64;
 import java.util.List;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -31,7 +38,8 @@ import org.junit.jupiter.api.io.TempDir;
  * the real kubectl on the kubeconfig it writes. {@code get} shows the printer columns' values,
  * {@code apply} validates without {@code --validate=false} and the server refuses what the CRD's
  * schema refuses, {@code describe} shows conditions and the operator's Events, and
- * {@code get -w} streams a change.
+ * {@code get -w} streams a change. kubectl gets in with the token the private kubeconfig carries;
+ * without it, nobody does.
  */
 class LocalKubectlIT {
 
@@ -137,6 +145,20 @@ class LocalKubectlIT {
             watch.destroy();
             watch.waitFor(10, TimeUnit.SECONDS);
         }
+    }
+
+    @Test
+    void shouldKeepTheApiTokenInThePrivateKubeconfigOnly() throws Exception {
+        Config config = Config.fromKubeconfig(Files.readString(kubeconfig));
+        String token = config.getAutoOAuthToken();
+
+        assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(kubeconfig)));
+        assertFalse(op.log().contains(token), "the operator printed the embedded API's token");
+        String pem = new String(Base64.getDecoder().decode(config.getCaCertData()), StandardCharsets.US_ASCII);
+        HttpResponse<String> stranger = TrustingClient.of(pem).send(HttpRequest.newBuilder(
+                URI.create(config.getMasterUrl() + "api/v1/namespaces/default/secrets")).build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertEquals(401, stranger.statusCode(), stranger.body());
     }
 
     /** An External Proxy named {@code name} with {@code extraSpec} appended to its spec. */

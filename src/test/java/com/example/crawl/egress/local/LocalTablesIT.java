@@ -17,6 +17,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Base64;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
@@ -40,20 +41,24 @@ class LocalTablesIT {
     private static final String PROVIDER_HEALTHS = "/apis/crawl.example.com/v1alpha1/providerhealths";
     private static final String PROXIES = "/apis/crawl.example.com/v1alpha1/namespaces/default/proxies";
     private static final JsonMapper JSON = JsonMapper.builder().build();
-    private static final HttpClient HTTP = HttpClient.newHttpClient();
 
     @TempDir
     static Path tmp;
     private static LocalOperator op;
     private static Path kubeconfig;
     private static String api;
+    private static String bearer; // "Bearer <the embedded API's token>", from the kubeconfig
+    private static HttpClient http; // trusting the certificate the kubeconfig trusts
 
     @BeforeAll
     static void startLocalMode() throws Exception {
         ItRequirements.require("squid", LocalProvider.findSquid("squid").isPresent(), "apt-get install squid");
         op = LocalOperator.start(tmp.resolve("state"), freePort(), freePort());
         kubeconfig = Path.of(op.banner("kubeconfig"));
-        api = Config.fromKubeconfig(Files.readString(kubeconfig)).getMasterUrl().replaceAll("/$", "");
+        Config config = Config.fromKubeconfig(Files.readString(kubeconfig));
+        api = config.getMasterUrl().replaceAll("/$", "");
+        bearer = "Bearer " + config.getAutoOAuthToken();
+        http = TrustingClient.of(new String(Base64.getDecoder().decode(config.getCaCertData()), StandardCharsets.US_ASCII));
         op.await(() -> cells(PROVIDER_HEALTHS, "local").size() == 6 && !cells(PROVIDER_HEALTHS, "local").get(2)
                 .equals("null"), "the local provider's ProviderHealth with a status");
         op.await(() -> cells(PROXIES, "local-eu").size() == 7 && cells(PROXIES, "local-eu").get(1).equals("Ready"),
@@ -90,8 +95,9 @@ class LocalTablesIT {
         assertTrue(eu.get(3).startsWith("127."), "IP: " + eu);
         assertEquals("True", eu.get(5), "Healthy, from the condition's filter: " + eu);
 
-        HttpResponse<String> plain = HTTP.send(HttpRequest.newBuilder(URI.create(api + PROVIDER_HEALTHS))
-                .header("Accept", "application/json").build(), HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> plain = http.send(HttpRequest.newBuilder(URI.create(api + PROVIDER_HEALTHS))
+                .header("Accept", "application/json").header("Authorization", bearer).build(),
+                HttpResponse.BodyHandlers.ofString());
         JsonNode list = JSON.readTree(plain.body());
         assertTrue(list.has("items") && !list.has("columnDefinitions"), "a plain list: " + plain.body());
     }
@@ -130,8 +136,9 @@ class LocalTablesIT {
     }
 
     private static JsonNode get(String path) throws IOException, InterruptedException {
-        HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(URI.create(api + path))
-                .header("Accept", PrinterColumnsTest.KUBECTL_ACCEPT).timeout(Duration.ofSeconds(10)).build(),
+        HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(api + path))
+                .header("Accept", PrinterColumnsTest.KUBECTL_ACCEPT).header("Authorization", bearer)
+                .timeout(Duration.ofSeconds(10)).build(),
                 HttpResponse.BodyHandlers.ofString());
         return JSON.readTree(r.body());
     }

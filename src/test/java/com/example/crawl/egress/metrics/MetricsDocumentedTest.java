@@ -1,5 +1,6 @@
 package com.example.crawl.egress.metrics;
 
+import com.example.crawl.egress.lease.LeaseStore;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -58,7 +59,7 @@ class MetricsDocumentedTest {
     private static Map<String, String> registered() {
         PrometheusRegistry registry = new PrometheusRegistry();
         Metrics metrics = new Metrics(registry);
-        metrics.readAtScrape(new Metrics.Sources(List::of, () -> 0,
+        metrics.readAtScrape(new Metrics.Sources(List::of, () -> new LeaseStore.Counts(0, 0, 0),
                 () -> new QueueStats(0, 0, Duration.ZERO, Duration.ZERO), () -> true, "lease", 3));
         metrics.readProviderChecks(() -> List.of(
                 new TargetReading("p", "t", true, Duration.ofMillis(5), Instant.EPOCH)));

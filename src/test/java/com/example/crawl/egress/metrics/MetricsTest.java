@@ -166,7 +166,7 @@ class MetricsTest {
     void shouldComputeGaugesFromTheirSourcesAtEachScrape() {
         List<Proxy> proxies = new ArrayList<>(List.of(proxy("a", Phase.Ready), proxy("b", Phase.Ready),
                 proxy("c", null)));
-        AtomicInteger leases = new AtomicInteger(3);
+        AtomicReference<LeaseStore.Counts> leases = new AtomicReference<>(new LeaseStore.Counts(3, 40, 7));
         AtomicReference<QueueStats> queue = new AtomicReference<>(
                 new QueueStats(4, 2, Duration.ofSeconds(3), Duration.ofSeconds(2)));
         AtomicBoolean leader = new AtomicBoolean();
@@ -178,6 +178,9 @@ class MetricsTest {
         assertEquals(1.0, phase(page, "Pending"), "never reconciled counts as Pending");
         assertEquals(0.0, phase(page, "Failed"), "every phase has a series");
         assertEquals(3.0, page.value("proxy_operator_leases_active", Map.of()).orElseThrow());
+        assertEquals(40.0, page.value("proxy_operator_lease_cooldowns", Map.of()).orElseThrow());
+        assertEquals(7.0, page.value("proxy_operator_lease_cooldowns_dropped_total", Map.of()).orElseThrow());
+        assertEquals("counter", page.types().get("proxy_operator_lease_cooldowns_dropped_total"));
         Map<String, String> queueLabels = Map.of("name", "proxy", "controller", "proxy");
         assertEquals(4.0, page.value("proxy_operator_workqueue_depth", queueLabels).orElseThrow());
         assertEquals(3.0, page.value("proxy_operator_workqueue_unfinished_work_seconds", queueLabels).orElseThrow());
@@ -190,12 +193,13 @@ class MetricsTest {
                 Map.of("name", "egress-proxies-operator")).orElseThrow());
 
         proxies.removeFirst();
-        leases.set(0);
+        leases.set(new LeaseStore.Counts(0, 0, 9));
         leader.set(true);
 
         Exposition later = scrape();
         assertEquals(1.0, phase(later, "Ready"));
         assertEquals(0.0, later.value("proxy_operator_leases_active", Map.of()).orElseThrow());
+        assertEquals(9.0, later.value("proxy_operator_lease_cooldowns_dropped_total", Map.of()).orElseThrow());
         assertEquals(1.0, later.value("proxy_operator_leader_election_master_status",
                 Map.of("name", "egress-proxies-operator")).orElseThrow());
     }
@@ -232,7 +236,7 @@ class MetricsTest {
 
     @Test
     void shouldRefuseASecondSetOfScrapeSources() {
-        Metrics.Sources sources = new Metrics.Sources(List::of, () -> 0, () -> new QueueStats(0, 0, Duration.ZERO,
+        Metrics.Sources sources = new Metrics.Sources(List::of, () -> new LeaseStore.Counts(0, 0, 0), () -> new QueueStats(0, 0, Duration.ZERO,
                 Duration.ZERO), () -> false, "x", 1);
         metrics.readAtScrape(sources);
 

@@ -3,6 +3,17 @@
  * forwarded per host, base images cached in a pool and a NoCloud seed per VM. Native libvirt
  * calls run on platform threads, each bounded by a deadline.
  *
+ * <p>Its pure part turns a request into what libvirt is handed and maps what libvirt answers,
+ * without I/O: {@link com.example.crawl.egress.provider.kvm.DomainXml} and
+ * {@link com.example.crawl.egress.provider.kvm.VolumeXml} (the documents, over
+ * {@link com.example.crawl.egress.provider.kvm.XmlDoc}),
+ * {@link com.example.crawl.egress.provider.kvm.DomainOwner} (ownership in {@code <metadata>}),
+ * {@link com.example.crawl.egress.provider.kvm.SeedIso} (over
+ * {@link com.example.crawl.egress.provider.kvm.IsoImage}),
+ * {@link com.example.crawl.egress.provider.kvm.DomainId},
+ * {@link com.example.crawl.egress.provider.kvm.DomainState} and
+ * {@link com.example.crawl.egress.provider.kvm.Addresses}.
+ *
  * <p>Connections: {@link com.example.crawl.egress.provider.kvm.HostPool} holds one
  * {@link com.example.crawl.egress.provider.kvm.HostSlot} per configured host, which dials a
  * {@link com.example.crawl.egress.provider.kvm.HostConnection} on first use (sshj with the key and

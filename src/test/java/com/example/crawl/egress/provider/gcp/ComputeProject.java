@@ -48,6 +48,11 @@ public final class ComputeProject implements AutoCloseable {
         return new ComputeProject();
     }
 
+    /** {@code http://127.0.0.1:<port>}: the providers-config {@code endpoint} of this project. */
+    public String endpoint() {
+        return fake.endpoint();
+    }
+
     /** A {@code gcp} provider of installation {@code cluster} on this project, built as {@code Backend} builds one. */
     public GcpProvider provider(String cluster) throws ConfigException {
         return GcpProvider.create(new ProviderConfig("gcp-test", new ProviderConfig.Gcp(PROJECT, fake.endpoint(),
