@@ -71,10 +71,14 @@ public final class KvmProvider implements Provider, Checker, AutoCloseable {
     static final int UNDEFINE_NVRAM = 1 << 2;
     private static final Pattern KVM_GUEST = Pattern.compile("<domain\\s+type=['\"]kvm['\"]");
 
-    /** How long each kind of call may take. */
-    record Timeouts(Duration call, Duration download, Duration upload) {
-        static final Timeouts DEFAULT = new Timeouts(Duration.ofSeconds(CALL_TIMEOUT_SECONDS), Duration.ofMinutes(15),
-                Duration.ofMinutes(15));
+    /**
+     * How long each kind of call may take, and the accelerator: null means "as the host's
+     * capabilities say", which is what production uses; tests on a host whose {@code /dev/kvm}
+     * is advertised but unusable pin {@code qemu}.
+     */
+    record Tuning(Duration call, Duration download, Duration upload, DomainXml.Accel accel) {
+        static final Tuning DEFAULT = new Tuning(Duration.ofSeconds(CALL_TIMEOUT_SECONDS), Duration.ofMinutes(15),
+                Duration.ofMinutes(15), null);
     }
 
     private final Map<String, ProviderConfig.KvmHost> hostConfigs = new LinkedHashMap<>();
@@ -86,21 +90,23 @@ public final class KvmProvider implements Provider, Checker, AutoCloseable {
     private final EgressPolicy policy;
     private final Clock clock;
     private final Duration callTimeout;
+    private final DomainXml.Accel accel;
     private final SecureRandom random = new SecureRandom();
 
     /** @param hosts owned from now on: {@link #close} closes it */
     KvmProvider(ProviderConfig.Kvm settings, HostPool hosts, String cluster, EgressPolicy policy, Clock clock,
-            Timeouts timeouts) {
+            Tuning tuning) {
         settings.hosts().forEach(h -> hostConfigs.put(h.name(), h));
         this.hosts = Objects.requireNonNull(hosts, "hosts");
         this.pool = settings.pool();
         this.cluster = Objects.requireNonNull(cluster, "cluster");
         this.policy = Objects.requireNonNull(policy, "policy");
         this.clock = clock;
-        this.callTimeout = timeouts.call();
+        this.callTimeout = tuning.call();
+        this.accel = tuning.accel();
         this.calls = new HostCalls(hosts, clock);
-        this.bases = new BaseImages(calls, pool, new ImageDownload(timeouts.download()), timeouts.call(),
-                timeouts.upload());
+        this.bases = new BaseImages(calls, pool, new ImageDownload(tuning.download()), tuning.call(),
+                tuning.upload());
     }
 
     /**
@@ -124,7 +130,7 @@ public final class KvmProvider implements Provider, Checker, AutoCloseable {
         }
         Clock clock = Clock.systemUTC();
         return new KvmProvider(settings, HostPool.create(config.name(), settings.hosts(), clock), cluster, policy, clock,
-                Timeouts.DEFAULT);
+                Tuning.DEFAULT);
     }
 
     @Override
@@ -157,9 +163,10 @@ public final class KvmProvider implements Provider, Checker, AutoCloseable {
             Volumes.delete(storage, seedName);
             return Volumes.upload(libvirt, storage, seedName, seedXml, Volumes.Source.of(seed));
         });
-        String capabilities = calls.call(id.host(), callTimeout, "read capabilities", Connect::getCapabilities);
+        DomainXml.Accel type = accel != null ? accel
+                : accel(calls.call(id.host(), callTimeout, "read capabilities", Connect::getCapabilities));
         Instant createdAt = clock.instant();
-        String xml = DomainXml.build(req, cluster, pool, accel(capabilities), createdAt);
+        String xml = DomainXml.build(req, cluster, pool, type, createdAt);
         Existing raced = calls.call(id.host(), callTimeout, "define and start domain " + id.name(), libvirt -> {
             Existing meanwhile = existing(libvirt, req);
             if (meanwhile == null) {
