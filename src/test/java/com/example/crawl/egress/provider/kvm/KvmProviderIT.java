@@ -124,9 +124,10 @@ class KvmProviderIT {
             assertTrue(overlay.contains("<backingStore>") && overlay.contains(base), overlay);
             Path seed = lab.poolDirectory().resolve(VolumeXml.seedName(req.name()));
             assertTrue(Tools.run("isoinfo", "-d", "-i", seed.toString()).contains("Volume id: cidata"));
-            String userData = Tools.run("isoinfo", "-J", "-x", "/user-data", "-i", seed.toString());
-            assertTrue(userData.contains("egress-proxy.passwd") && userData.contains("crawler:"),
-                    "the operator's part, with the credentials: " + userData);
+            String userData = decodedParts(Tools.run("isoinfo", "-J", "-x", "/user-data", "-i", seed.toString()));
+            assertTrue(userData.contains("/etc/squid/egress-proxy.passwd") && userData.contains("crawler:$"),
+                    "the operator's part, with the hashed credentials: " + userData);
+            assertFalse(userData.contains("s3cret-pass"), "never the password itself");
             assertEquals(1, requests(image), "downloaded once");
 
             Instance again = provider.create(req);
@@ -338,6 +339,19 @@ class KvmProviderIT {
         IMAGES.put("/" + name + ".qcow2", bytes);
         return new KvmSpec.Image("http://127.0.0.1:" + http.getAddress().getPort() + "/" + name + ".qcow2",
                 HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(bytes)));
+    }
+
+    /** The base64 parts of a MIME multipart user-data, decoded and joined. */
+    private static String decodedParts(String multipart) {
+        StringBuilder out = new StringBuilder();
+        for (String part : multipart.split("\n--")) {
+            int body = part.indexOf("\n\n");
+            if (part.contains("Content-Transfer-Encoding: base64") && body >= 0) {
+                out.append(new String(java.util.Base64.getMimeDecoder().decode(part.substring(body + 2).strip()),
+                        java.nio.charset.StandardCharsets.UTF_8)).append('\n');
+            }
+        }
+        return out.toString();
     }
 
     private static String path(KvmSpec.Image image) {
