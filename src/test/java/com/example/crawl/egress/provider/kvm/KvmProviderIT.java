@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.example.crawl.egress.KvmLab;
+import com.example.crawl.egress.LabSshd;
 import com.example.crawl.egress.api.KvmSpec;
 import com.example.crawl.egress.api.ProxyCredentials;
 import com.example.crawl.egress.config.ConfigException;
@@ -246,9 +247,13 @@ class KvmProviderIT {
             closed = socket.getLocalPort();
         }
         assertEquals(KvmCheck.SSH_UNREACHABLE, reason(host(closed, knownHosts()), KvmLab.POOL));
+        LabSshd other = lab.addSshd();
         Path spoofed = Files.writeString(dir.resolve("spoofed"), "[127.0.0.1]:" + lab.sshPort() + " "
-                + lab.addSshd().knownHostsLine().split(" ", 2)[1] + "\n");
+                + other.knownHostsLine().split(" ", 2)[1] + "\n");
         assertEquals(KvmCheck.SSH_HANDSHAKE_FAILED, reason(host(lab.sshPort(), spoofed), KvmLab.POOL));
+        ProviderConfig.KvmHost strangerKey = new ProviderConfig.KvmHost(HOST, "127.0.0.1", lab.sshPort(),
+                lab.sshUser(), other.privateKeyFile(), knownHosts(), KvmLab.LIBVIRT_SOCKET);
+        assertEquals(KvmCheck.SSH_HANDSHAKE_FAILED, reason(strangerKey, KvmLab.POOL), "a user key sshd refuses");
         assertEquals(KvmCheck.POOL_NOT_FOUND, reason(host(lab.sshPort(), knownHosts()), "no-such-pool"));
 
         lab.virsh("pool-destroy", KvmLab.POOL);
@@ -287,6 +292,46 @@ class KvmProviderIT {
                 assertWithin(Duration.ofSeconds(3), start);
             } finally {
                 Tools.run("kill", "-CONT", Long.toString(libvirtd));
+            }
+        }
+    }
+
+    @Test
+    void shouldKeepServingASecondHostWhileTheFirstHangs() throws Exception {
+        LabSshd second = lab.addSshd();
+        Path secondKnownHosts = Files.writeString(dir.resolve("second_known_hosts"), second.knownHostsLine() + "\n");
+        ProviderConfig.KvmHost stalled = host(lab.sshPort(), knownHosts());
+        ProviderConfig.KvmHost healthy = new ProviderConfig.KvmHost("lab2", "127.0.0.1", second.port(), second.user(),
+                second.privateKeyFile(), secondKnownHosts, KvmLab.LIBVIRT_SOCKET);
+        ProviderConfig.Kvm settings = new ProviderConfig.Kvm(List.of(stalled, healthy), KvmLab.POOL, KvmLab.NETWORK);
+        KvmProvider.Tuning quick = new KvmProvider.Tuning(Duration.ofSeconds(3), Duration.ofSeconds(10),
+                Duration.ofSeconds(10), DomainXml.Accel.qemu);
+        long sshd = lab.sshd().server().pid();
+        try (KvmProvider provider = new KvmProvider(settings, HostPool.create("kvm-lab", settings.hosts(),
+                Clock.systemUTC()), CLUSTER, EgressPolicy.DEFAULT, Clock.systemUTC(), quick)) {
+            Tools.run("kill", "-STOP", Long.toString(sshd)); // a new SSH connection to the first host now hangs
+            try {
+                java.util.concurrent.CompletableFuture<Instance> first = java.util.concurrent.CompletableFuture
+                        .supplyAsync(() -> {
+                            try {
+                                return provider.get("hosts/lab/domains/egress-kvm-none");
+                            } catch (ProviderException e) {
+                                throw new java.util.concurrent.CompletionException(e);
+                            }
+                        }, java.util.concurrent.Executors.newVirtualThreadPerTaskExecutor());
+                long start = System.nanoTime();
+                List<TargetStatus> statuses = provider.check(Instant.now().plusSeconds(3));
+                assertWithin(Duration.ofSeconds(4), start);
+                assertEquals(KvmCheck.TIMEOUT, statuses.get(0).reason(), statuses.toString());
+                assertTrue(statuses.get(1).ready(), statuses.toString());
+                assertThrows(ProviderException.NotFound.class, () -> provider.get("hosts/lab2/domains/egress-kvm-none"),
+                        "the second host answers while the first hangs");
+                java.util.concurrent.ExecutionException hung = assertThrows(
+                        java.util.concurrent.ExecutionException.class,
+                        () -> first.get(10, java.util.concurrent.TimeUnit.SECONDS));
+                assertInstanceOf(ProviderException.Transient.class, hung.getCause(), "the first host's get timed out");
+            } finally {
+                Tools.run("kill", "-CONT", Long.toString(sshd));
             }
         }
     }
