@@ -25,17 +25,26 @@ import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Arrays;
+import java.util.Base64;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterAll;
@@ -210,7 +219,7 @@ class KvmProviderIT {
         KvmSpec.Image image = image("partial", 68);
         String base = VolumeXml.baseName(image);
         byte[] bytes = IMAGES.get(path(image));
-        Path half = Files.write(dir.resolve("half"), java.util.Arrays.copyOf(bytes, bytes.length / 2));
+        Path half = Files.write(dir.resolve("half"), Arrays.copyOf(bytes, bytes.length / 2));
         lab.virsh("vol-create-as", KvmLab.POOL, base, Long.toString(bytes.length), "--format", "raw");
         lab.virsh("vol-upload", "--pool", KvmLab.POOL, base, half.toString()); // as a cut upload leaves it
         CreateRequest req = request("egress-kvm-partial", "uid-partial", image);
@@ -311,14 +320,14 @@ class KvmProviderIT {
                 Clock.systemUTC()), CLUSTER, EgressPolicy.DEFAULT, Clock.systemUTC(), quick)) {
             Tools.run("kill", "-STOP", Long.toString(sshd)); // a new SSH connection to the first host now hangs
             try {
-                java.util.concurrent.CompletableFuture<Instance> first = java.util.concurrent.CompletableFuture
+                CompletableFuture<Instance> first = CompletableFuture
                         .supplyAsync(() -> {
                             try {
                                 return provider.get("hosts/lab/domains/egress-kvm-none");
                             } catch (ProviderException e) {
-                                throw new java.util.concurrent.CompletionException(e);
+                                throw new CompletionException(e);
                             }
-                        }, java.util.concurrent.Executors.newVirtualThreadPerTaskExecutor());
+                        }, Executors.newVirtualThreadPerTaskExecutor());
                 long start = System.nanoTime();
                 List<TargetStatus> statuses = provider.check(Instant.now().plusSeconds(3));
                 assertWithin(Duration.ofSeconds(4), start);
@@ -326,9 +335,9 @@ class KvmProviderIT {
                 assertTrue(statuses.get(1).ready(), statuses.toString());
                 assertThrows(ProviderException.NotFound.class, () -> provider.get("hosts/lab2/domains/egress-kvm-none"),
                         "the second host answers while the first hangs");
-                java.util.concurrent.ExecutionException hung = assertThrows(
-                        java.util.concurrent.ExecutionException.class,
-                        () -> first.get(10, java.util.concurrent.TimeUnit.SECONDS));
+                ExecutionException hung = assertThrows(
+                        ExecutionException.class,
+                        () -> first.get(10, TimeUnit.SECONDS));
                 assertInstanceOf(ProviderException.Transient.class, hung.getCause(), "the first host's get timed out");
             } finally {
                 Tools.run("kill", "-CONT", Long.toString(sshd));
@@ -392,15 +401,15 @@ class KvmProviderIT {
         for (String part : multipart.split("\n--")) {
             int body = part.indexOf("\n\n");
             if (part.contains("Content-Transfer-Encoding: base64") && body >= 0) {
-                out.append(new String(java.util.Base64.getMimeDecoder().decode(part.substring(body + 2).strip()),
-                        java.nio.charset.StandardCharsets.UTF_8)).append('\n');
+                out.append(new String(Base64.getMimeDecoder().decode(part.substring(body + 2).strip()),
+                        StandardCharsets.UTF_8)).append('\n');
             }
         }
         return out.toString();
     }
 
     private static String path(KvmSpec.Image image) {
-        return java.net.URI.create(image.url()).getPath();
+        return URI.create(image.url()).getPath();
     }
 
     private static int requests(KvmSpec.Image image) {
