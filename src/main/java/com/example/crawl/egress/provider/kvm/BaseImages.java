@@ -20,7 +20,7 @@ import org.libvirt.StorageVol;
  * slot, so two creates of the same image never see each other's half-made volume: the second
  * finds the finished one when its turn comes, and does not upload again.
  */
-final class BaseImages {
+final class BaseImages implements AutoCloseable {
 
     static final String MARKER_SUFFIX = ".complete";
 
@@ -70,6 +70,12 @@ final class BaseImages {
         } finally {
             ImageDownload.deleteQuietly(fetched.file());
         }
+    }
+
+    /** Closes the downloader. */
+    @Override
+    public void close() {
+        download.close();
     }
 
     /** The finished base {@code name}, or null after removing whatever half of it exists. */

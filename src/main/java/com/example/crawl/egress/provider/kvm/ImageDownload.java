@@ -29,7 +29,7 @@ import java.util.concurrent.TimeoutException;
  *
  * <p>Thread-safe; one shared {@link HttpClient}.
  */
-final class ImageDownload {
+final class ImageDownload implements AutoCloseable {
 
     private static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(20);
 
@@ -143,6 +143,12 @@ final class ImageDownload {
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException("every JDK ships SHA-256", e);
         }
+    }
+
+    /** Releases the HTTP client's threads. */
+    @Override
+    public void close() {
+        http.close();
     }
 
     static void deleteQuietly(Path file) {

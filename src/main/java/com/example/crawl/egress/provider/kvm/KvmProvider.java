@@ -241,6 +241,7 @@ public final class KvmProvider implements Provider, Checker, AutoCloseable {
     @Override
     public void close() {
         hosts.close();
+        bases.close();
     }
 
     /** A domain found under the requested name: who owns it, and whether that is the requester. */
