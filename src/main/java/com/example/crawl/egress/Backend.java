@@ -8,6 +8,7 @@ import com.example.crawl.egress.provider.EgressPolicy;
 import com.example.crawl.egress.provider.ProviderDecorator;
 import com.example.crawl.egress.provider.ProviderRegistry;
 import com.example.crawl.egress.provider.gcp.GcpProvider;
+import com.example.crawl.egress.provider.kvm.KvmProvider;
 import com.example.crawl.egress.provider.kubernetes.PodProvider;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
@@ -56,7 +57,8 @@ record Backend(OperatorConfig config, KubernetesClient client, ProviderRegistry 
         EgressPolicy policy = EgressPolicy.from(config.egress());
         return new Backend(config, client, ProviderRegistry.build(providers, Map.of(
                 "kubernetes", c -> PodProvider.create(c, client, policy),
-                "gcp", c -> shutdown.register(Shutdown.Stage.CLIENTS, GcpProvider.create(c, config.clusterName(), policy))),
+                "gcp", c -> shutdown.register(Shutdown.Stage.CLIENTS, GcpProvider.create(c, config.clusterName(), policy)),
+                "kvm", c -> shutdown.register(Shutdown.Stage.CLIENTS, KvmProvider.create(c, config.clusterName(), policy))),
                 decoration), Optional.empty());
     }
 

@@ -291,10 +291,10 @@ class DeployManifestsIT {
             }
         }
         assertFalse(files.isEmpty());
-        // The operator would start with these flags: a gcp entry needs --cluster-name.
+        // The operator would start with these flags: a gcp or kvm entry needs --cluster-name.
         OperatorConfig flags = OperatorConfig.parse(c.getArgs(), Map.of("DISCOVERY_TOKEN", "t"));
-        if (config.providers().stream().anyMatch(p -> p.type().equals("gcp"))) {
-            assertFalse(flags.clusterName().isEmpty(), "a gcp provider needs --cluster-name: " + c.getArgs());
+        if (config.providers().stream().anyMatch(p -> p.type().equals("gcp") || p.type().equals("kvm"))) {
+            assertFalse(flags.clusterName().isEmpty(), "a gcp or kvm provider needs --cluster-name: " + c.getArgs());
         }
         for (Path file : files) {
             VolumeMount mount = c.getVolumeMounts().stream().filter(m -> file.startsWith(m.getMountPath())).findFirst()

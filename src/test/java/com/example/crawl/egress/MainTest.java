@@ -140,12 +140,23 @@ class MainTest {
 
     @Test
     void shouldExitTwoNamingTheProviderTypesThisBuildHas(@TempDir Path dir) throws Exception {
+        // local is a type of the config, but only --local runs it; a cluster's build has the other three
+        Path file = dir.resolve("providers.yaml");
+        Files.writeString(file, "providers: [{name: here, type: local, local: {stateDir: /tmp/x}}]\n");
+        assertEquals(2, run(Map.of("DISCOVERY_TOKEN", "t"), "--providers-config=" + file));
+        assertEquals("egress-proxies-operator: providers config: providers[0] (here).type: no provider of type "
+                + "\"local\" in this build (available: gcp, kubernetes, kvm)\n", err());
+    }
+
+    @Test
+    void shouldRefuseAKvmProviderWithoutAClusterName(@TempDir Path dir) throws Exception {
         Path file = dir.resolve("providers.yaml");
         Files.writeString(file, "providers: [{name: kvm-home, type: kvm, kvm: {hosts: [{name: h, address: x, user: u, "
                 + "privateKeyFile: k, knownHostsFile: kh}]}}]\n");
         assertEquals(2, run(Map.of("DISCOVERY_TOKEN", "t"), "--providers-config=" + file));
-        assertEquals("egress-proxies-operator: providers config: providers[0] (kvm-home).type: no provider of type "
-                + "\"kvm\" in this build (available: gcp, kubernetes)\n", err());
+        assertEquals("egress-proxies-operator: providers config: provider kvm-home (type kvm) needs --cluster-name: a "
+                + "name for this installation, unique among the operators using its hosts; its domains carry it in "
+                + "their metadata, and only domains with it are listed and collected as orphans\n", err());
     }
 
     @Test

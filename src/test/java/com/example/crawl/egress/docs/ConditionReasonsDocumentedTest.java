@@ -38,6 +38,7 @@ class ConditionReasonsDocumentedTest {
             "com.example.crawl.egress.providerhealth.MonitoredProvider",
             "com.example.crawl.egress.provider.kubernetes.ApiFailure",
             "com.example.crawl.egress.provider.gcp.ComputeCheck",
+            "com.example.crawl.egress.provider.kvm.KvmCheck",
             "com.example.crawl.egress.provider.local.LocalProvider");
 
     @Test
@@ -60,9 +61,11 @@ class ConditionReasonsDocumentedTest {
 
     @Test
     void shouldReadTheProviderReasonsFromTheirClasses() throws ReflectiveOperationException {
-        assertTrue(reasonConstants(Class.forName(TARGET_REASON_CLASSES.get(3))).containsAll(
+        assertTrue(reasonConstants(Class.forName(TARGET_REASON_CLASSES.get(4))).containsAll(
                 Set.of("SquidMissing", "StateDirUnwritable")));
         assertTrue(reasonConstants(Class.forName(TARGET_REASON_CLASSES.get(1))).contains("Forbidden"));
+        assertTrue(reasonConstants(Class.forName(TARGET_REASON_CLASSES.get(3))).containsAll(
+                Set.of("SSHHandshakeFailed", "PoolInactive")));
         assertTrue(reasonConstants(Class.forName(TARGET_REASON_CLASSES.get(2))).containsAll(
                 Set.of("APIDisabled", "ProjectNotFound", "QuotaExceeded")));
     }

@@ -22,6 +22,13 @@
  * lends it to one call at a time. Dial failures are tagged by stage
  * ({@link com.example.crawl.egress.provider.kvm.DialFailure}).
  *
+ * <p>The provider: {@link com.example.crawl.egress.provider.kvm.KvmProvider} makes, reads, deletes
+ * and lists domains through the pool, one step per call, each step finding what an earlier attempt
+ * left; {@link com.example.crawl.egress.provider.kvm.BaseImages} keeps one verified copy of each
+ * base image per host (complete only with its marker volume);
+ * {@link com.example.crawl.egress.provider.kvm.LibvirtFailure} sorts libvirt's errors and
+ * {@link com.example.crawl.egress.provider.kvm.KvmCheck} the checker's reasons.
+ *
  * <p>Imports only {@code api}, {@code provider} and {@code config}; never another provider. Writes
  * no key material anywhere and logs nothing itself: failures reach the caller as
  * {@code ProviderException}s.

@@ -1,0 +1,437 @@
+package com.example.crawl.egress.provider.kvm;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.example.crawl.egress.KvmLab;
+import com.example.crawl.egress.LabSshd;
+import com.example.crawl.egress.api.KvmSpec;
+import com.example.crawl.egress.api.ProxyCredentials;
+import com.example.crawl.egress.config.ConfigException;
+import com.example.crawl.egress.config.ProviderConfig;
+import com.example.crawl.egress.provider.CreateRequest;
+import com.example.crawl.egress.provider.EgressPolicy;
+import com.example.crawl.egress.provider.Instance;
+import com.example.crawl.egress.provider.InstanceState;
+import com.example.crawl.egress.provider.ProviderException;
+import com.example.crawl.egress.provider.TargetStatus;
+import com.sun.net.httpserver.HttpServer;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Arrays;
+import java.util.Base64;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@link KvmProvider} against {@link KvmLab}'s real sshd and libvirtd (QEMU under TCG): create,
+ * get, delete and listByTag on real domains and volumes, base images served by a local HTTP
+ * server, and the checker's reasons for each way a host can fail. Domains are named
+ * {@value KvmLab#DOMAIN_PREFIX}{@code *}, so the lab removes whatever a failed test leaves.
+ */
+class KvmProviderIT {
+
+    private static final String HOST = "lab";
+    private static final String CLUSTER = "lab-cluster";
+    /**
+     * TCG pinned: this machine's {@code /dev/kvm} is advertised in libvirt's capabilities, but
+     * QEMU under KVM with {@code host-passthrough} fails there ("failed to set MSR 0x10a").
+     */
+    private static final KvmProvider.Tuning TUNING = new KvmProvider.Tuning(Duration.ofSeconds(30),
+            Duration.ofSeconds(60), Duration.ofSeconds(60), DomainXml.Accel.qemu);
+
+    private static KvmLab lab;
+    private static HttpServer http;
+    private static final Map<String, byte[]> IMAGES = new ConcurrentHashMap<>();
+    private static final Map<String, AtomicInteger> REQUESTS = new ConcurrentHashMap<>();
+    /** Paths whose next request is cut after half the body. */
+    private static final Set<String> CUT_ONCE = ConcurrentHashMap.newKeySet();
+
+    @TempDir
+    static Path dir;
+
+    @BeforeAll
+    static void start() throws IOException {
+        lab = KvmLab.create();
+        http = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
+        http.createContext("/", exchange -> {
+            String path = exchange.getRequestURI().getPath();
+            REQUESTS.computeIfAbsent(path, p -> new AtomicInteger()).incrementAndGet();
+            byte[] body = IMAGES.get(path);
+            if (body == null) {
+                exchange.sendResponseHeaders(404, -1);
+                exchange.close();
+                return;
+            }
+            exchange.sendResponseHeaders(200, body.length);
+            try (OutputStream out = exchange.getResponseBody()) {
+                if (CUT_ONCE.remove(path)) {
+                    out.write(body, 0, body.length / 2);
+                    out.flush();
+                    // the body stays short of its Content-Length: the server closes, the client sees EOF early
+                    throw new IOException("cut on purpose after half the image");
+                }
+                out.write(body);
+            }
+        });
+        http.start();
+    }
+
+    @AfterAll
+    static void stop() {
+        if (http != null) {
+            http.stop(0);
+        }
+        if (lab != null) {
+            lab.close();
+        }
+    }
+
+    @Test
+    void shouldCreateARunningDomainOnAnOverlayOfTheBaseWithASeedAndDeleteItAll() throws Exception {
+        KvmSpec.Image image = image("create", 64);
+        CreateRequest req = request("egress-kvm-create", "uid-create", image);
+        try (KvmProvider provider = provider(CLUSTER)) {
+            Instance made = provider.create(req);
+
+            assertEquals("hosts/lab/domains/egress-kvm-create", made.providerID());
+            assertEquals(InstanceState.Provisioning, made.state());
+            assertEquals("running", lab.virsh("domstate", req.name()).strip());
+            String xml = lab.virsh("dumpxml", req.name());
+            assertTrue(xml.contains(DomainOwner.NAMESPACE) && xml.contains("<egress:uid>uid-create</egress:uid>")
+                    && xml.contains("<egress:cluster>" + CLUSTER + "</egress:cluster>"), xml);
+            String base = VolumeXml.baseName(image);
+            String overlay = lab.virsh("vol-dumpxml", "--pool", KvmLab.POOL, VolumeXml.overlayName(req.name()));
+            assertTrue(overlay.contains("<backingStore>") && overlay.contains(base), overlay);
+            Path seed = lab.poolDirectory().resolve(VolumeXml.seedName(req.name()));
+            assertTrue(Tools.run("isoinfo", "-d", "-i", seed.toString()).contains("Volume id: cidata"));
+            String userData = decodedParts(Tools.run("isoinfo", "-J", "-x", "/user-data", "-i", seed.toString()));
+            assertTrue(userData.contains("/etc/squid/egress-proxy.passwd") && userData.contains("crawler:$"),
+                    "the operator's part, with the hashed credentials: " + userData);
+            assertFalse(userData.contains("s3cret-pass"), "never the password itself");
+            assertEquals(1, requests(image), "downloaded once");
+
+            Instance again = provider.create(req);
+            assertEquals(made.providerID(), again.providerID());
+            assertEquals(1, requests(image), "a second create uploads no base image again");
+            assertEquals(1, lab.virsh("list", "--all", "--name").lines().filter(req.name()::equals).count());
+
+            Instance got = provider.get(made.providerID());
+            assertEquals(InstanceState.Provisioning, got.state(), "running, but this image never gets an address");
+            assertEquals("uid-create", got.ownerUid());
+            assertNull(got.ip());
+
+            provider.delete(made.providerID());
+            assertThrows(ProviderException.NotFound.class, () -> provider.get(made.providerID()));
+            String volumes = lab.virsh("vol-list", "--pool", KvmLab.POOL);
+            assertFalse(volumes.contains(VolumeXml.overlayName(req.name())), volumes);
+            assertFalse(volumes.contains(VolumeXml.seedName(req.name())), volumes);
+            assertTrue(volumes.contains(base), "the base stays for the next VM: " + volumes);
+            provider.delete(made.providerID()); // already gone: fine
+        }
+    }
+
+    @Test
+    void shouldRefuseToAdoptADomainOfTheSameNameThatIsNotOurs() throws Exception {
+        defineForeign("egress-kvm-taken");
+        try (KvmProvider provider = provider(CLUSTER)) {
+            ProviderException e = assertThrows(ProviderException.class,
+                    () -> provider.create(request("egress-kvm-taken", "uid-taken", image("taken", 65))));
+            assertInstanceOf(ProviderException.Permanent.class, e, e.getMessage());
+            assertTrue(e.getMessage().contains("carries no ownership metadata"), e.getMessage());
+        } finally {
+            lab.virsh("undefine", "egress-kvm-taken", "--nvram");
+        }
+    }
+
+    @Test
+    void shouldListExactlyThisClustersDomains() throws Exception {
+        KvmSpec.Image image = image("list", 66);
+        define(request("egress-kvm-mine", "uid-mine", image), "list-cluster");
+        define(request("egress-kvm-other", "uid-other", image), "another-cluster");
+        defineForeign("egress-kvm-foreign");
+        try (KvmProvider provider = provider("list-cluster")) {
+            List<Instance> listed = provider.listByTag();
+
+            assertEquals(List.of("egress-kvm-mine"), listed.stream().map(Instance::name).toList());
+            Instance mine = listed.getFirst();
+            assertEquals("hosts/lab/domains/egress-kvm-mine", mine.providerID());
+            assertEquals("uid-mine", mine.ownerUid());
+            assertEquals(InstanceState.Stopped, mine.state(), "defined, never started");
+            assertEquals(Instant.parse("2026-12-01T15:00:00Z"), mine.createdAt());
+        } finally {
+            for (String name : List.of("egress-kvm-mine", "egress-kvm-other", "egress-kvm-foreign")) {
+                lab.virsh("undefine", name, "--nvram");
+            }
+        }
+    }
+
+    @Test
+    void shouldRetryADownloadCutHalfwayCleanly() throws Exception {
+        KvmSpec.Image image = image("cut", 67);
+        CUT_ONCE.add(path(image));
+        CreateRequest req = request("egress-kvm-cut", "uid-cut", image);
+        try (KvmProvider provider = provider(CLUSTER)) {
+            ProviderException first = assertThrows(ProviderException.class, () -> provider.create(req));
+            assertInstanceOf(ProviderException.Transient.class, first, first.getMessage());
+            assertFalse(lab.virsh("vol-list", "--pool", KvmLab.POOL).contains(VolumeXml.baseName(image)),
+                    "nothing of a broken download reaches the pool");
+
+            provider.create(req);
+
+            assertEquals(2, requests(image));
+            assertEquals(image.sha256(), sha256(lab.poolDirectory().resolve(VolumeXml.baseName(image))));
+            provider.delete("hosts/lab/domains/" + req.name());
+        }
+    }
+
+    @Test
+    void shouldReplaceABaseVolumeWhoseUploadNeverFinished() throws Exception {
+        KvmSpec.Image image = image("partial", 68);
+        String base = VolumeXml.baseName(image);
+        byte[] bytes = IMAGES.get(path(image));
+        Path half = Files.write(dir.resolve("half"), Arrays.copyOf(bytes, bytes.length / 2));
+        lab.virsh("vol-create-as", KvmLab.POOL, base, Long.toString(bytes.length), "--format", "raw");
+        lab.virsh("vol-upload", "--pool", KvmLab.POOL, base, half.toString()); // as a cut upload leaves it
+        CreateRequest req = request("egress-kvm-partial", "uid-partial", image);
+        try (KvmProvider provider = provider(CLUSTER)) {
+            provider.create(req);
+
+            assertEquals(image.sha256(), sha256(lab.poolDirectory().resolve(base)));
+            String overlay = lab.virsh("vol-dumpxml", "--pool", KvmLab.POOL, VolumeXml.overlayName(req.name()));
+            assertTrue(overlay.contains("<format type='qcow2'/>\n    </backingStore>")
+                    || overlay.matches("(?s).*<backingStore>.*qcow2.*</backingStore>.*"), overlay);
+            provider.delete("hosts/lab/domains/" + req.name());
+        }
+    }
+
+    @Test
+    void shouldReportAReadyHostWithItsFacts() throws Exception {
+        try (KvmProvider provider = provider(CLUSTER)) {
+            TargetStatus status = provider.check(Instant.now().plusSeconds(20)).getFirst();
+
+            assertTrue(status.ready(), status.toString());
+            assertEquals(HOST, status.name());
+            assertEquals(lab.sshUser(), status.details().get("user"));
+            assertEquals(KvmLab.POOL, status.details().get("pool"));
+            assertTrue(status.details().get("libvirtVersion").matches("\\d+\\.\\d+\\.\\d+"), status.toString());
+            assertTrue(Long.parseLong(status.details().get("poolAvailableBytes")) > 0, status.toString());
+            assertFalse(status.details().get("hostname").isEmpty());
+        }
+    }
+
+    @Test
+    void shouldGiveEachHostFailureItsReason() throws Exception {
+        int closed;
+        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            closed = socket.getLocalPort();
+        }
+        assertEquals(KvmCheck.SSH_UNREACHABLE, reason(host(closed, knownHosts()), KvmLab.POOL));
+        LabSshd other = lab.addSshd();
+        Path spoofed = Files.writeString(dir.resolve("spoofed"), "[127.0.0.1]:" + lab.sshPort() + " "
+                + other.knownHostsLine().split(" ", 2)[1] + "\n");
+        assertEquals(KvmCheck.SSH_HANDSHAKE_FAILED, reason(host(lab.sshPort(), spoofed), KvmLab.POOL));
+        ProviderConfig.KvmHost strangerKey = new ProviderConfig.KvmHost(HOST, "127.0.0.1", lab.sshPort(),
+                lab.sshUser(), other.privateKeyFile(), knownHosts(), KvmLab.LIBVIRT_SOCKET);
+        assertEquals(KvmCheck.SSH_HANDSHAKE_FAILED, reason(strangerKey, KvmLab.POOL), "a user key sshd refuses");
+        assertEquals(KvmCheck.POOL_NOT_FOUND, reason(host(lab.sshPort(), knownHosts()), "no-such-pool"));
+
+        lab.virsh("pool-destroy", KvmLab.POOL);
+        try {
+            assertEquals(KvmCheck.POOL_INACTIVE, reason(host(lab.sshPort(), knownHosts()), KvmLab.POOL));
+        } finally {
+            lab.virsh("pool-start", KvmLab.POOL);
+        }
+        lab.stopLibvirtd();
+        try {
+            assertEquals(KvmCheck.LIBVIRT_UNREACHABLE, reason(host(lab.sshPort(), knownHosts()), KvmLab.POOL));
+        } finally {
+            lab.startLibvirtd();
+        }
+    }
+
+    @Test
+    void shouldAnswerTimeoutWithinTheDeadlineWhileLibvirtdHangs() throws Exception {
+        KvmProvider.Tuning quick = new KvmProvider.Tuning(Duration.ofSeconds(2), Duration.ofSeconds(10),
+                Duration.ofSeconds(10), DomainXml.Accel.qemu);
+        try (KvmProvider provider = provider(CLUSTER, host(lab.sshPort(), knownHosts()), KvmLab.POOL, quick)) {
+            assertTrue(provider.check(Instant.now().plusSeconds(20)).getFirst().ready(), "dialed and working");
+            long libvirtd = lab.libvirtd().pid();
+            Tools.run("kill", "-STOP", Long.toString(libvirtd));
+            try {
+                long start = System.nanoTime();
+                TargetStatus status = provider.check(Instant.now().plusSeconds(2)).getFirst();
+                assertEquals(KvmCheck.TIMEOUT, status.reason(), status.toString());
+                assertWithin(Duration.ofSeconds(3), start);
+
+                start = System.nanoTime();
+                ProviderException e = assertThrows(ProviderException.class,
+                        () -> provider.get("hosts/lab/domains/egress-kvm-none"));
+                assertInstanceOf(ProviderException.Transient.class, e, e.getMessage());
+                assertInstanceOf(TimeoutException.class, e.getCause(), e.getMessage());
+                assertWithin(Duration.ofSeconds(3), start);
+            } finally {
+                Tools.run("kill", "-CONT", Long.toString(libvirtd));
+            }
+        }
+    }
+
+    @Test
+    void shouldKeepServingASecondHostWhileTheFirstHangs() throws Exception {
+        LabSshd second = lab.addSshd();
+        Path secondKnownHosts = Files.writeString(dir.resolve("second_known_hosts"), second.knownHostsLine() + "\n");
+        ProviderConfig.KvmHost stalled = host(lab.sshPort(), knownHosts());
+        ProviderConfig.KvmHost healthy = new ProviderConfig.KvmHost("lab2", "127.0.0.1", second.port(), second.user(),
+                second.privateKeyFile(), secondKnownHosts, KvmLab.LIBVIRT_SOCKET);
+        ProviderConfig.Kvm settings = new ProviderConfig.Kvm(List.of(stalled, healthy), KvmLab.POOL, KvmLab.NETWORK);
+        KvmProvider.Tuning quick = new KvmProvider.Tuning(Duration.ofSeconds(3), Duration.ofSeconds(10),
+                Duration.ofSeconds(10), DomainXml.Accel.qemu);
+        long sshd = lab.sshd().server().pid();
+        try (KvmProvider provider = new KvmProvider(settings, HostPool.create("kvm-lab", settings.hosts(),
+                Clock.systemUTC()), CLUSTER, EgressPolicy.DEFAULT, Clock.systemUTC(), quick)) {
+            Tools.run("kill", "-STOP", Long.toString(sshd)); // a new SSH connection to the first host now hangs
+            try {
+                CompletableFuture<Instance> first = CompletableFuture
+                        .supplyAsync(() -> {
+                            try {
+                                return provider.get("hosts/lab/domains/egress-kvm-none");
+                            } catch (ProviderException e) {
+                                throw new CompletionException(e);
+                            }
+                        }, Executors.newVirtualThreadPerTaskExecutor());
+                long start = System.nanoTime();
+                List<TargetStatus> statuses = provider.check(Instant.now().plusSeconds(3));
+                assertWithin(Duration.ofSeconds(4), start);
+                assertEquals(KvmCheck.TIMEOUT, statuses.get(0).reason(), statuses.toString());
+                assertTrue(statuses.get(1).ready(), statuses.toString());
+                assertThrows(ProviderException.NotFound.class, () -> provider.get("hosts/lab2/domains/egress-kvm-none"),
+                        "the second host answers while the first hangs");
+                ExecutionException hung = assertThrows(
+                        ExecutionException.class,
+                        () -> first.get(10, TimeUnit.SECONDS));
+                assertInstanceOf(ProviderException.Transient.class, hung.getCause(), "the first host's get timed out");
+            } finally {
+                Tools.run("kill", "-CONT", Long.toString(sshd));
+            }
+        }
+    }
+
+    private static void assertWithin(Duration limit, long startNanos) {
+        Duration took = Duration.ofNanos(System.nanoTime() - startNanos);
+        assertTrue(took.compareTo(limit) <= 0, "took " + took + ", more than " + limit);
+    }
+
+    private String reason(ProviderConfig.KvmHost host, String pool) throws ConfigException {
+        try (KvmProvider provider = provider(CLUSTER, host, pool, TUNING)) {
+            TargetStatus status = provider.check(Instant.now().plusSeconds(20)).getFirst();
+            assertFalse(status.ready(), status.toString());
+            assertFalse(status.message().isEmpty(), status.toString());
+            return status.reason();
+        }
+    }
+
+    private static KvmProvider provider(String cluster) throws ConfigException, IOException {
+        return provider(cluster, host(lab.sshPort(), knownHosts()), KvmLab.POOL, TUNING);
+    }
+
+    private static KvmProvider provider(String cluster, ProviderConfig.KvmHost host, String pool,
+            KvmProvider.Tuning tuning) throws ConfigException {
+        ProviderConfig.Kvm settings = new ProviderConfig.Kvm(List.of(host), pool, KvmLab.NETWORK);
+        return new KvmProvider(settings, HostPool.create("kvm-lab", settings.hosts(), Clock.systemUTC()), cluster,
+                EgressPolicy.DEFAULT, Clock.systemUTC(), tuning);
+    }
+
+    private static ProviderConfig.KvmHost host(int port, Path knownHosts) {
+        return new ProviderConfig.KvmHost(HOST, "127.0.0.1", port, lab.sshUser(), lab.privateKeyFile(), knownHosts,
+                KvmLab.LIBVIRT_SOCKET);
+    }
+
+    private static Path knownHosts() throws IOException {
+        return Files.writeString(dir.resolve("known_hosts"), lab.knownHostsLine() + "\n");
+    }
+
+    private static CreateRequest request(String name, String uid, KvmSpec.Image image) {
+        KvmSpec kvm = new KvmSpec(HOST, image, 1, 128, 1, KvmSpec.Firmware.uefi, KvmLab.NETWORK, false);
+        return new CreateRequest(name, uid, "crawlers", name, 3128, "#cloud-config\n",
+                new ProxyCredentials("crawler", "s3cret-pass"), null, kvm, null);
+    }
+
+    /** A fresh qcow2 of {@code megabytes} virtual size, served at {@code /<name>.qcow2}, with its digest. */
+    private static KvmSpec.Image image(String name, int megabytes) throws Exception {
+        Path file = dir.resolve(name + ".qcow2");
+        Tools.run("qemu-img", "create", "-q", "-f", "qcow2", file.toString(), megabytes + "M");
+        byte[] bytes = Files.readAllBytes(file);
+        IMAGES.put("/" + name + ".qcow2", bytes);
+        return new KvmSpec.Image("http://127.0.0.1:" + http.getAddress().getPort() + "/" + name + ".qcow2",
+                HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(bytes)));
+    }
+
+    /** The base64 parts of a MIME multipart user-data, decoded and joined. */
+    private static String decodedParts(String multipart) {
+        StringBuilder out = new StringBuilder();
+        for (String part : multipart.split("\n--")) {
+            int body = part.indexOf("\n\n");
+            if (part.contains("Content-Transfer-Encoding: base64") && body >= 0) {
+                out.append(new String(Base64.getMimeDecoder().decode(part.substring(body + 2).strip()),
+                        StandardCharsets.UTF_8)).append('\n');
+            }
+        }
+        return out.toString();
+    }
+
+    private static String path(KvmSpec.Image image) {
+        return URI.create(image.url()).getPath();
+    }
+
+    private static int requests(KvmSpec.Image image) {
+        return REQUESTS.getOrDefault(path(image), new AtomicInteger()).get();
+    }
+
+    private static String sha256(Path file) throws Exception {
+        return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(Files.readAllBytes(file)));
+    }
+
+    /** Defines {@code req}'s domain, as our provider writes it, for {@code cluster}; never started. */
+    private static void define(CreateRequest req, String cluster) throws Exception {
+        String xml = DomainXml.build(req, cluster, KvmLab.POOL, DomainXml.Accel.qemu,
+                Instant.parse("2026-12-01T15:00:00Z"));
+        Path file = Files.writeString(dir.resolve(req.name() + ".xml"), xml);
+        lab.virsh("define", file.toString());
+    }
+
+    /** Defines a domain {@code name} without any metadata of ours, as another tool would. */
+    private static void defineForeign(String name) throws Exception {
+        Path file = Files.writeString(dir.resolve(name + ".xml"), KvmLab.testGuestXml(name,
+                dir.resolve(name + ".qcow2"), dir.resolve(name + ".log")));
+        lab.virsh("define", file.toString());
+    }
+}
