@@ -46,10 +46,10 @@ public record ProviderConfig(String name, Settings settings) {
     /**
      * libvirt hosts reached over SSH.
      *
-     * @param pool    storage pool holding base images, overlays and seed ISOs
-     * @param network default libvirt network for VMs
+     * @param pool storage pool holding base images, overlays and seed ISOs; the network a VM
+     *             joins is its Proxy's {@code spec.kvm.network}
      */
-    public record Kvm(List<KvmHost> hosts, String pool, String network) implements Settings {
+    public record Kvm(List<KvmHost> hosts, String pool) implements Settings {
         public Kvm {
             hosts = List.copyOf(hosts);
         }

@@ -124,7 +124,7 @@ public record ProvidersConfig(List<ProviderConfig> providers) {
     }
 
     private static Kvm kvm(YamlNode b) throws ConfigException {
-        b.requireObject(Set.of("hosts", "pool", "network"));
+        b.requireObject(Set.of("hosts", "pool"));
         List<KvmHost> hosts = new ArrayList<>();
         Set<String> names = new HashSet<>();
         for (YamlNode h : b.list("hosts")) {
@@ -141,6 +141,6 @@ public record ProvidersConfig(List<ProviderConfig> providers) {
         if (hosts.isEmpty()) {
             throw YamlNode.error(b.path() + ".hosts", "at least one host is required");
         }
-        return new Kvm(hosts, b.optionalString("pool", "default"), b.optionalString("network", "default"));
+        return new Kvm(hosts, b.optionalString("pool", "default"));
     }
 }

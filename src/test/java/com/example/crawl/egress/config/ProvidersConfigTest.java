@@ -84,6 +84,7 @@ class ProvidersConfigTest {
         "providers: [{name: a, type: gcp, gcp: {project: p}, kvm: {}}] | providers config: providers[0] (a).kvm: block does not match type gcp",
         "providers: [{name: a, type: kubernetes}, {name: a, type: kubernetes}] | providers config: providers[1]: duplicate name \"a\"",
         "providers: [{name: a, type: kvm, kvm: {hosts: []}}] | providers config: providers[0] (a).kvm.hosts: at least one host is required",
+        "providers: [{name: a, type: kvm, kvm: {network: br0, hosts: []}}] | providers config: providers[0] (a).kvm.network: unknown field (allowed: hosts, pool)",
         "providers: [{name: a, type: kvm, kvm: {hosts: [{name: h, address: x, user: u, privateKeyFile: k, knownHostsFile: kh, port: 70000}]}}] | providers config: providers[0] (a).kvm.hosts[0].port: must be an integer between 1 and 65535",
         "providers: [{name: 7, type: kubernetes}] | providers config: providers[0].name: must be a string",
         "providers: {name: a} | providers config: providers: must be a list",

@@ -28,7 +28,7 @@ public final class KvmLabProviders {
         Path knownHosts = Files.writeString(dir.resolve("lab_known_hosts"), lab.knownHostsLine() + "\n");
         ProviderConfig.KvmHost host = new ProviderConfig.KvmHost(HOST, "127.0.0.1", lab.sshPort(), lab.sshUser(),
                 lab.privateKeyFile(), knownHosts, KvmLab.LIBVIRT_SOCKET);
-        ProviderConfig.Kvm settings = new ProviderConfig.Kvm(List.of(host), KvmLab.POOL, KvmLab.NETWORK);
+        ProviderConfig.Kvm settings = new ProviderConfig.Kvm(List.of(host), KvmLab.POOL);
         return new KvmProvider(settings, HostPool.create("kvm-lab", settings.hosts(), Clock.systemUTC()), cluster,
                 EgressPolicy.DEFAULT, Clock.systemUTC(), new KvmProvider.Tuning(Duration.ofSeconds(30),
                         Duration.ofSeconds(60), Duration.ofSeconds(120), DomainXml.Accel.qemu));

@@ -312,7 +312,7 @@ class KvmProviderIT {
         ProviderConfig.KvmHost stalled = host(lab.sshPort(), knownHosts());
         ProviderConfig.KvmHost healthy = new ProviderConfig.KvmHost("lab2", "127.0.0.1", second.port(), second.user(),
                 second.privateKeyFile(), secondKnownHosts, KvmLab.LIBVIRT_SOCKET);
-        ProviderConfig.Kvm settings = new ProviderConfig.Kvm(List.of(stalled, healthy), KvmLab.POOL, KvmLab.NETWORK);
+        ProviderConfig.Kvm settings = new ProviderConfig.Kvm(List.of(stalled, healthy), KvmLab.POOL);
         KvmProvider.Tuning quick = new KvmProvider.Tuning(Duration.ofSeconds(3), Duration.ofSeconds(10),
                 Duration.ofSeconds(10), DomainXml.Accel.qemu);
         long sshd = lab.sshd().server().pid();
@@ -365,7 +365,7 @@ class KvmProviderIT {
 
     private static KvmProvider provider(String cluster, ProviderConfig.KvmHost host, String pool,
             KvmProvider.Tuning tuning) throws ConfigException {
-        ProviderConfig.Kvm settings = new ProviderConfig.Kvm(List.of(host), pool, KvmLab.NETWORK);
+        ProviderConfig.Kvm settings = new ProviderConfig.Kvm(List.of(host), pool);
         return new KvmProvider(settings, HostPool.create("kvm-lab", settings.hosts(), Clock.systemUTC()), cluster,
                 EgressPolicy.DEFAULT, Clock.systemUTC(), tuning);
     }
