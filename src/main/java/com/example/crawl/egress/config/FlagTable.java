@@ -21,9 +21,10 @@ final class FlagTable {
                         + "/usr/sbin, or a path)")
                 .define("proxy-namespace", "", "watch Proxies in this namespace only (default: all namespaces)")
                 .define("providers-config", "", "YAML file listing the providers Managed Proxies can name")
-                .define("cluster-name", "", "this installation's name, unique among operators sharing a cloud project: "
-                        + "labels every VM it makes and limits its listings and orphan sweeps to VMs with that label; "
-                        + "required with a gcp provider (lowercase letters, digits and '-', from a letter, at most 63)")
+                .define("cluster-name", "", "this installation's name, unique among operators sharing a cloud project "
+                        + "or a KVM host: marks every VM it makes and limits its listings and orphan sweeps to VMs so "
+                        + "marked; required with a gcp or kvm provider (lowercase letters, digits and '-', from a "
+                        + "letter, at most 63)")
                 .define("leader-elect", "true", "elect a leader through a Lease so that only one replica reconciles")
                 .define("leader-election-namespace", "",
                         "namespace of the leader-election Lease (default: $POD_NAMESPACE, else the client's namespace)")
