@@ -209,8 +209,11 @@ public final class ProxyReconciler {
             // An instance recorded without a hash (an older operator, a lost write): adopt it as is.
             pass.claim(made(pass, shape));
         } else {
-            pass.claim(Map.of()); // writes only if the finalizer was taken off by hand: the instance is still ours
-            String maker = pass.instanceProvider();
+            String maker = maker(pass, shape, annotated);
+            // Writes only if the finalizer was taken off by hand (the instance is still ours), or to
+            // record the maker of an object from before that annotation, once the hash proves it.
+            pass.claim(pass.annotation(Proxy.INSTANCE_PROVIDER_ANNOTATION) == null && annotated.equals(shape.hash())
+                    ? Map.of(Proxy.INSTANCE_PROVIDER_ANNOTATION, maker) : Map.of());
             if (!annotated.equals(shape.hash()) || !maker.equals(pass.spec().provider())) {
                 // The old instance goes through the provider that has it, which after an edit of
                 // spec.provider is not the spec's.
@@ -237,6 +240,23 @@ public final class ProxyReconciler {
             return create(pass, provider, shape);
         }
         return observe(pass, provider, instance);
+    }
+
+    /**
+     * The provider (by config name) that made the instance: as recorded; for an object from before
+     * that annotation, the configured provider that, put in the spec, gives the recorded hash (the
+     * hash covers the provider, so only one can), which finds the maker after an edit of
+     * {@code spec.provider} alone; failing that, the spec's.
+     */
+    private String maker(Pass pass, Shape shape, String annotated) {
+        String recorded = pass.annotation(Proxy.INSTANCE_PROVIDER_ANNOTATION);
+        if (recorded != null) {
+            return recorded;
+        }
+        return providers.names().stream()
+                .filter(name -> annotated.equals(SpecHash.of(pass.spec().withProvider(name), shape.cloudInit(),
+                        shape.credentials().version())))
+                .findFirst().orElse(pass.spec().provider());
     }
 
     /** The annotations recording what the instance is made from and which provider made it. */
