@@ -199,12 +199,20 @@ public final class ProxyReconciler {
     private Outcome converge(Pass pass, Provider provider, Shape shape)
             throws ProviderException, ObjectChangedException {
         String providerID = pass.status().providerID();
+        String annotated = pass.annotation(Proxy.SPEC_HASH_ANNOTATION);
         if (providerID == null) {
+            if (annotated != null && !annotated.equals(shape.hash())) {
+                // A pass that claimed another shape may have made its instance and lost the status
+                // write; that instance goes first, or it would run beside the new one (or be adopted).
+                Optional<Outcome> waiting = deleteUnrecorded(pass, maker(pass, shape, annotated));
+                if (waiting.isPresent()) {
+                    return waiting.get();
+                }
+            }
             // Finalizer, hash and maker in one write, before anything exists that would need them.
             pass.claim(made(pass, shape));
             return create(pass, provider, shape);
         }
-        String annotated = pass.annotation(Proxy.SPEC_HASH_ANNOTATION);
         if (annotated == null) {
             // An instance recorded without a hash (an older operator, a lost write): adopt it as is.
             pass.claim(made(pass, shape));
@@ -257,6 +265,27 @@ public final class ProxyReconciler {
                 .filter(name -> annotated.equals(SpecHash.of(pass.spec().withProvider(name), shape.cloudInit(),
                         shape.credentials().version())))
                 .findFirst().orElse(pass.spec().provider());
+    }
+
+    /**
+     * Deletes what provider {@code maker} holds for this Proxy without a record in status.
+     *
+     * @return a requeue while something is going away; empty when nothing is (or the maker is
+     *         gone from the config, and nothing can be asked)
+     */
+    private Optional<Outcome> deleteUnrecorded(Pass pass, String maker) throws ProviderException {
+        Optional<Provider> from = providers.find(maker);
+        if (from.isEmpty()) {
+            return Optional.empty();
+        }
+        List<String> going = UnrecordedInstances.delete(from.get(), pass.proxy().getMetadata().getUid());
+        if (going.isEmpty()) {
+            return Optional.empty();
+        }
+        pass.clearAddress();
+        pass.provisioned(false, Reason.Replacing, "spec changed before instance " + String.join(", ", going)
+                + " was recorded; deleting it to replace it");
+        return Optional.of(Outcome.after(intervals.deletionPoll()));
     }
 
     /** The annotations recording what the instance is made from and which provider made it. */
