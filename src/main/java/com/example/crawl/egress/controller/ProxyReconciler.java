@@ -209,8 +209,7 @@ public final class ProxyReconciler {
                     return waiting.get();
                 }
             }
-            // Finalizer, hash and maker in one write, before anything exists that would need them.
-            pass.claim(made(pass, shape));
+            // create() puts finalizer, hash and maker in one write, before anything exists that would need them.
             return create(pass, provider, shape);
         }
         if (annotated == null) {
@@ -302,9 +301,15 @@ public final class ProxyReconciler {
     /**
      * Creates the instance, or adopts it: the name is derived from the Proxy's UID, so a create
      * repeated after a crash (before the providerID reached status) returns the same instance.
+     * The finalizer, hash and maker are claimed first, in one write that is skipped when nothing
+     * changed.
      */
     private Outcome create(Pass pass, Provider provider, Shape shape)
             throws ProviderException, ObjectChangedException {
+        // Recorded before the instance exists: a successor has its predecessor's name and
+        // providerID, so a record written after the create could be lost and leave the old hash
+        // vouching for an instance made from the new spec.
+        pass.claim(made(pass, shape));
         Instance instance = provider.create(shape.request(pass.proxy()));
         LOG.atInfo().addKeyValue("provider", pass.spec().provider()).addKeyValue("providerID", instance.providerID())
                 .log("Created instance");
@@ -315,7 +320,6 @@ public final class ProxyReconciler {
             pass.event(EventReason.InstanceCreated, "Created instance " + instance.providerID()
                     + " (provider " + pass.spec().provider() + ")");
         }
-        pass.claim(made(pass, shape));
         pass.stage(s -> s.withProviderID(instance.providerID()));
         return observe(pass, provider, instance);
     }
