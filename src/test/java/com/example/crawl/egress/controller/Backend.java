@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.SplittableRandom;
 
 /**
@@ -77,6 +78,12 @@ final class Backend {
     /** Every delete asked for is done: those instances are gone. */
     void finishDeletes() {
         fakes.values().forEach(FakeProvider::finishDeletes);
+    }
+
+    /** The image the instance was created with, if a create made it. */
+    Optional<String> image(Placed placed) {
+        return fakes.get(placed.provider()).request(placed.instance().providerID())
+                .map(r -> r.kubernetes() == null ? null : r.kubernetes().image());
     }
 
     /** Every instance of every provider, in provider order. */

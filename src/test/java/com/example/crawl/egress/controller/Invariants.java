@@ -28,12 +28,14 @@ import java.util.stream.Collectors;
 final class Invariants {
 
     private final FakeProxyStore api;
+    private final Backend backend;
     private final List<Placed> instances;
     private final Map<ProxyKey, Outcome> lastOutcome;
     private final List<String> violations = new ArrayList<>();
 
     private Invariants(FakeProxyStore api, Backend backend, Map<ProxyKey, Outcome> lastOutcome) {
         this.api = api;
+        this.backend = backend;
         this.instances = backend.all();
         this.lastOutcome = lastOutcome;
     }
@@ -88,6 +90,11 @@ final class Invariants {
                 || !Objects.equals(placed.instance().ip(), status.ip())) {
             violations.add(key + ": not Provisioned on its running instance: ip " + status.ip() + ", condition "
                     + provisioned.map(c -> c.reason() + " " + c.message()).orElse("unset"));
+        }
+        String image = proxy.getSpec().kubernetes().image();
+        if (!backend.image(placed).filter(image::equals).isPresent()) {
+            violations.add(key + ": instance made from image " + backend.image(placed).orElse("unknown") + ", spec says "
+                    + image);
         }
         Map<String, String> annotations = Objects.requireNonNullElse(proxy.getMetadata().getAnnotations(), Map.of());
         if (!provider.equals(annotations.get(Proxy.INSTANCE_PROVIDER_ANNOTATION))) {

@@ -1,5 +1,6 @@
 package com.example.crawl.egress.controller;
 
+import com.example.crawl.egress.api.Condition;
 import com.example.crawl.egress.api.Endpoint;
 import com.example.crawl.egress.api.KubernetesSpec;
 import com.example.crawl.egress.api.Proxy;
@@ -60,8 +61,7 @@ final class UserActions {
         String image = old.kubernetes() == null ? "squid:1" : old.kubernetes().image();
         String region = old.attributes().getOrDefault("region", "eu");
         int roll = random.nextInt(100);
-        if (unattributable(key) && (roll >= 35 && roll < 65 || roll >= 94 && roll < 97) || legacyEdited(key) && roll < 65
-                || createdUnrecorded(key) && roll >= 35 && roll < 65) {
+        if (unattributable(key) && (roll < 65 || roll >= 94 && roll < 97) || legacyEdited(key) && roll < 65) {
             roll = 70; // see docs/reliability.md: what made such an object's instance could not be told after the edit
         }
         ProxySpec next;
@@ -87,6 +87,12 @@ final class UserActions {
         return what + " -> " + next.provider() + " " + image(next) + " " + next.attributes();
     }
 
+    /** Whether the operator's last pass saw this generation and found the instance running, as an older operator left it. */
+    private static boolean settled(Proxy proxy) {
+        return proxy.getStatus() != null && proxy.getMetadata().getGeneration().equals(proxy.getStatus().observedGeneration())
+                && proxy.getStatus().conditions().stream().anyMatch(c -> c.type().equals(Condition.PROVISIONED) && c.isTrue());
+    }
+
     /** Whether the object records an instance but neither annotation: what made it cannot be known. */
     private boolean unattributable(ProxyKey key) {
         Proxy proxy = api.stored(key).orElseThrow();
@@ -105,18 +111,6 @@ final class UserActions {
         return proxy.getStatus() != null && proxy.getStatus().providerID() != null
                 && (annotations == null || !annotations.containsKey(Proxy.INSTANCE_PROVIDER_ANNOTATION))
                 && !proxy.getMetadata().getGeneration().equals(proxy.getStatus().observedGeneration());
-    }
-
-    /**
-     * KNOWN HOLE, excluded here and described in docs/reliability.md ("open"): a Proxy whose create
-     * may have happened without its status write (maker recorded, no providerID). Moving it to
-     * another provider then leaves the instance the lost pass made running beside the new one.
-     */
-    private boolean createdUnrecorded(ProxyKey key) {
-        Proxy proxy = api.stored(key).orElseThrow();
-        Map<String, String> annotations = proxy.getMetadata().getAnnotations();
-        return (proxy.getStatus() == null || proxy.getStatus().providerID() == null)
-                && annotations != null && annotations.containsKey(Proxy.INSTANCE_PROVIDER_ANNOTATION);
     }
 
     /** Sets a configured provider and a valid port again on a Proxy an edit left unusable; false when it needs none. */
@@ -142,7 +136,8 @@ final class UserActions {
         Proxy proxy = api.stored(key).orElseThrow();
         Map<String, String> annotations = proxy.getMetadata().getAnnotations();
         if (annotations == null || proxy.getSpec().provider() == null
-                || !proxy.getSpec().provider().equals(annotations.get(Proxy.INSTANCE_PROVIDER_ANNOTATION))) {
+                || !proxy.getSpec().provider().equals(annotations.get(Proxy.INSTANCE_PROVIDER_ANNOTATION))
+                || !settled(proxy)) {
             return null;
         }
         api.removeAnnotation(key, Proxy.INSTANCE_PROVIDER_ANNOTATION);
