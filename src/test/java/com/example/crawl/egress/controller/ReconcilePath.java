@@ -6,9 +6,10 @@ import com.example.crawl.egress.api.ProxySpec;
 import com.example.crawl.egress.api.ProxyStatus;
 import com.example.crawl.egress.api.SpecHash;
 import com.example.crawl.egress.api.SpecRules;
-import io.fabric8.kubernetes.api.model.Secret;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * Which of the reconciler's paths a reconcile is on, judged from the object it starts from, so
@@ -22,7 +23,7 @@ final class ReconcilePath {
     private ReconcilePath() {
     }
 
-    static String of(Optional<Proxy> cached, FakeProxyStore api, java.util.Set<String> providers) {
+    static String of(Optional<Proxy> cached, FakeProxyStore api, Set<String> providers) {
         if (cached.isEmpty()) {
             return "gone";
         }
@@ -36,7 +37,7 @@ final class ReconcilePath {
             return "other";
         }
         ProxyStatus status = Objects.requireNonNullElse(proxy.getStatus(), ProxyStatus.EMPTY);
-        var annotations = Objects.requireNonNullElse(proxy.getMetadata().getAnnotations(), java.util.Map.<String, String>of());
+        Map<String, String> annotations = Objects.requireNonNullElse(proxy.getMetadata().getAnnotations(), Map.<String, String>of());
         if (status.providerID() == null) {
             return "create";
         }
@@ -45,8 +46,7 @@ final class ReconcilePath {
             return "adopt";
         }
         String credentials = api.storedSecret(proxy.getMetadata().getNamespace(),
-                CredentialsSecret.name(proxy.getMetadata().getName())).map(Secret::getMetadata)
-                .map(m -> m.getUid()).orElse(null);
+                CredentialsSecret.name(proxy.getMetadata().getName())).map(s -> s.getMetadata().getUid()).orElse(null);
         boolean sameMaker = spec.provider().equals(annotations.getOrDefault(Proxy.INSTANCE_PROVIDER_ANNOTATION,
                 spec.provider()));
         return sameMaker && hash.equals(SpecHash.of(spec, null, credentials)) ? "observe" : "replace";

@@ -8,8 +8,10 @@ import com.example.crawl.egress.api.ProxySpec;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.UUID;
+import java.util.stream.IntStream;
 
 /**
  * What the people using the cluster do in a crash-suite run, drawn from the run's random: create
@@ -41,7 +43,7 @@ final class UserActions {
 
     /** Creates a Proxy under a free name with a new UID; null when every name is taken. */
     ProxyKey create() {
-        List<String> free = java.util.stream.IntStream.range(0, names).mapToObj(UserActions::name)
+        List<String> free = IntStream.range(0, names).mapToObj(UserActions::name)
                 .filter(n -> api.stored(new ProxyKey(NAMESPACE, n)).isEmpty()).toList();
         if (free.isEmpty()) {
             return null;
@@ -87,7 +89,10 @@ final class UserActions {
         return what + " -> " + next.provider() + " " + image(next) + " " + next.attributes();
     }
 
-    /** Whether the operator's last pass saw this generation and found the instance running, as an older operator left it. */
+    /**
+     * Whether the operator's last pass saw this generation and found the instance running, as an
+     * older operator leaves an object; the caller also wants the recorded hash to be the spec's.
+     */
     private static boolean settled(Proxy proxy) {
         return proxy.getStatus() != null && proxy.getMetadata().getGeneration().equals(proxy.getStatus().observedGeneration())
                 && proxy.getStatus().conditions().stream().anyMatch(c -> c.type().equals(Condition.PROVISIONED) && c.isTrue());
@@ -137,7 +142,7 @@ final class UserActions {
         Map<String, String> annotations = proxy.getMetadata().getAnnotations();
         if (annotations == null || proxy.getSpec().provider() == null
                 || !proxy.getSpec().provider().equals(annotations.get(Proxy.INSTANCE_PROVIDER_ANNOTATION))
-                || !settled(proxy)) {
+                || !settled(proxy) || !ReconcilePath.of(Optional.of(proxy), api, Set.copyOf(Backend.NAMES)).equals("observe")) {
             return null;
         }
         api.removeAnnotation(key, Proxy.INSTANCE_PROVIDER_ANNOTATION);
