@@ -160,9 +160,8 @@ class TracingJarIT {
         assertEquals("p1", root.attribute("proxy.name"));
         assertEquals("requeue", root.attribute("reconcile.result"));
         assertEquals(List.of("reconcile.managed", "k8s.proxies.updateStatus"), children(trace, root));
-        // Finalizer, credentials Secret, the instance, then the spec-hash annotation.
-        assertEquals(List.of("k8s.proxies.update", "k8s.secrets.create", "provider.create", "k8s.proxies.update"),
-                children(trace, managed));
+        // The credentials Secret, the claim (finalizer and annotations in one write), then the instance.
+        assertEquals(List.of("k8s.secrets.create", "k8s.proxies.update", "provider.create"), children(trace, managed));
         assertEquals("pods", create.attribute("provider.name"));
         assertTrue(create.attribute("provider.id").startsWith("namespaces/crawl/pods/proxy-"), create.toString());
         assertEquals("ok", create.attribute("provider.result"));
