@@ -10,7 +10,9 @@ import java.util.List;
 
 /**
  * A provider with the {@link FaultPlan}'s faults around every call: a crash point before and after
- * it, and a provider error instead of it. {@code DEADLINE} models a call slow beyond its deadline:
+ * it, and a provider error instead of it. Its providerIDs carry the provider's name, and an ID of
+ * another provider is refused {@code Permanent}, as a real provider of another type would refuse
+ * it. {@code DEADLINE} models a call slow beyond its deadline:
  * the backend did the work, the caller sees {@code Transient}.
  */
 class FaultyProvider implements Provider {
@@ -39,25 +41,44 @@ class FaultyProvider implements Provider {
 
     @Override
     public Instance create(CreateRequest req) throws ProviderException {
-        return call("create", () -> backend.create(req));
+        return call("create", () -> ours(backend.create(req)));
     }
 
     @Override
     public Instance get(String providerID) throws ProviderException {
-        return call("get", () -> backend.get(providerID));
+        return call("get", () -> ours(backend.get(backends(providerID))));
     }
 
     @Override
     public void delete(String providerID) throws ProviderException {
         call("delete", () -> {
-            backend.delete(providerID);
+            backend.delete(backends(providerID));
             return null;
         });
     }
 
     @Override
     public List<Instance> listByTag() throws ProviderException {
-        return call("listByTag", backend::listByTag);
+        return call("listByTag", () -> backend.listByTag().stream().map(this::ours).toList());
+    }
+
+    /** The providerID as the operator sees it: the provider's name in front, as real providers' IDs differ by type. */
+    static String providerID(String provider, String backendID) {
+        return provider + ":" + backendID;
+    }
+
+    private Instance ours(Instance instance) {
+        return new Instance(providerID(name, instance.providerID()), instance.name(), instance.ownerUid(),
+                instance.state(), instance.ip(), instance.createdAt());
+    }
+
+    /** A providerID of another provider is refused for good, as a real provider refuses an ID it cannot parse. */
+    private String backends(String providerID) throws ProviderException {
+        String prefix = name + ":";
+        if (!providerID.startsWith(prefix)) {
+            throw new ProviderException.Permanent("providerID " + providerID + " is not one of provider " + name);
+        }
+        return providerID.substring(prefix.length());
     }
 
     private <T> T call(String op, Call<T> call) throws ProviderException {

@@ -83,7 +83,7 @@ final class Invariants {
             return;
         }
         Placed placed = own.getFirst();
-        if (!placed.instance().providerID().equals(status.providerID())) {
+        if (!FaultyProvider.providerID(placed.provider(), placed.instance().providerID()).equals(status.providerID())) {
             violations.add(key + ": status.providerID " + status.providerID() + " is not its instance " + describe(own));
         }
         if (provisioned.filter(c -> c.isTrue() && c.hasReason(Reason.Created)).isEmpty()
