@@ -233,7 +233,7 @@ public final class ProxyReconciler {
                     return Outcome.DONE;
                 }
                 try (ActiveSpan span = ActiveSpan.start(tracer.spanBuilder("reconcile.replaceInstance"))) {
-                    return replace(pass, from.get(), provider, shape);
+                    return replace(pass, from.get());
                 }
             }
         }
@@ -326,18 +326,21 @@ public final class ProxyReconciler {
 
     /**
      * The spec's shape changed: delete the instance through {@code from}, the provider that made
-     * it, and wait until it is gone before creating its successor through {@code to}, the spec's,
-     * so that two never run at once.
+     * it, and wait until it is gone; then record that no instance exists (status without a
+     * providerID), and only in the next pass create its successor through the spec's provider, so
+     * that two never run at once and status never names an instance under a maker that lacks it.
      */
-    private Outcome replace(Pass pass, Provider from, Provider to, Shape shape)
-            throws ProviderException, ObjectChangedException {
+    private Outcome replace(Pass pass, Provider from) throws ProviderException {
         String providerID = pass.status().providerID();
         try {
             from.get(providerID);
         } catch (ProviderException.NotFound e) {
+            // The old ID leaves status before the successor is claimed: written together, a lost
+            // status write would leave it under the new maker, which may refuse it for good.
             pass.stage(s -> s.withProviderID(null));
             pass.clearAddress();
-            return create(pass, to, shape);
+            pass.provisioned(false, Reason.Replacing, "instance " + providerID + " is deleted; creating its successor");
+            return Outcome.after(intervals.requeueNow());
         }
         from.delete(providerID);
         if (!pass.provisionedBecause(Reason.Replacing)) {

@@ -54,6 +54,7 @@ class LegacyMakerTest {
 
         assertEquals(Outcome.after(INTERVALS.deletionPoll()), rig.reconcile(key));
         rig.reconcile(key);
+        rig.reconcile(key);
 
         assertEquals(List.of(), rig.provider.instances(), "the old instance is gone from the provider that made it");
         assertEquals(1, other.instances().size());
