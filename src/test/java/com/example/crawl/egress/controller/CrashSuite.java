@@ -62,12 +62,15 @@ public final class CrashSuite {
         int crashes = results.stream().mapToInt(r -> r.stats().crashes()).sum();
         int faults = results.stream().mapToInt(r -> r.stats().faults()).sum();
         int violations = results.stream().mapToInt(r -> r.violations().size()).sum();
+        int gcInstances = results.stream().mapToInt(r -> r.stats().gcInstances()).sum();
+        int gcSecrets = results.stream().mapToInt(r -> r.stats().gcSecrets()).sum();
         Set<String> covered = new TreeSet<>();
         results.forEach(r -> covered.addAll(r.crashes()));
         StringBuilder out = new StringBuilder();
         out.append(results.size()).append(" runs, ").append(failed).append(" failed, ").append(violations)
                 .append(" invariant violations; ").append(reconciles).append(" reconciles, ").append(crashes)
-                .append(" crashes, ").append(faults).append(" faults\ncrash points covered (path point when):\n");
+                .append(" crashes, ").append(faults).append(" faults; the GC sweep deleted ").append(gcInstances)
+                .append(" instances and ").append(gcSecrets).append(" Secrets\ncrash points covered (path point when):\n");
         covered.forEach(c -> out.append("  ").append(c).append('\n'));
         return out.toString();
     }
