@@ -83,6 +83,11 @@ final class CrashScenario {
         runUntil(clock.instant().plus(Duration.ofMinutes(10)));
         repairAll();
         runUntil(end);
+        backend.finishDeletes(); // 30 minutes on, the backends have done every delete they accepted
+        Set<String> live = new GcWorld(api).liveProxyUids();
+        backend.all().stream().filter(p -> !live.contains(p.instance().ownerUid())).forEach(p -> trace.add(
+                clock.instant(), "orphan for the sweep: " + p.provider() + ":" + p.instance().providerID() + " of uid "
+                        + p.instance().ownerUid()));
         GcPass.Deleted gc = GcPass.run(backend.registry(), new GcWorld(api), clock);
         backend.finishDeletes();
         trace.add(clock.instant(), "GC sweep deleted " + gc.instances() + " instances, " + gc.secrets() + " Secrets");
@@ -168,7 +173,8 @@ final class CrashScenario {
         }
         userActions++;
         lastOutcome.remove(key);
-        trace.add(clock.instant(), "user " + what + " " + key);
+        trace.add(clock.instant(), "user " + what + " " + key + api.stored(key).map(p -> " uid " + p.getMetadata().getUid())
+                .orElse(""));
         process.changed(key);
     }
 

@@ -37,7 +37,7 @@ public final class CrashSuite {
             CrashScenario.Result result = new CrashScenario(seed, steps).run();
             results.add(result);
             if (!result.passed() || from == to) {
-                System.out.println(report(result));
+                System.out.println(report(result, true));
             }
         }
         System.out.println(summary(results));
@@ -46,10 +46,15 @@ public final class CrashSuite {
 
     /** A run's seed, counters, violations and trace: enough to understand it and to replay it. */
     static String report(CrashScenario.Result r) {
+        return report(r, !r.passed());
+    }
+
+    /** The same, with the trace also when it passed: what replaying one seed shows. */
+    static String report(CrashScenario.Result r, boolean withTrace) {
         StringBuilder out = new StringBuilder();
         out.append("seed ").append(r.seed()).append(r.passed() ? " passed " : " FAILED ").append(r.stats()).append('\n');
         r.violations().forEach(v -> out.append("  violation: ").append(v).append('\n'));
-        if (!r.passed()) {
+        if (withTrace) {
             out.append("  last events (replay: CrashSuite ").append(r.seed()).append("):\n");
             r.trace().forEach(line -> out.append("    ").append(line).append('\n'));
         }
