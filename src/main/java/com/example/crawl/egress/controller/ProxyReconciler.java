@@ -253,17 +253,23 @@ public final class ProxyReconciler {
      * The provider (by config name) that made the instance: as recorded; for an object from before
      * that annotation, the configured provider that, put in the spec, gives the recorded hash (the
      * hash covers the provider, so only one can), which finds the maker after an edit of
-     * {@code spec.provider} alone; failing that, the spec's.
+     * {@code spec.provider} alone; failing that, the one that has the instance in status
+     * ({@link MakerSearch}); with none in status, the spec's.
      */
-    private String maker(Pass pass, Shape shape, String annotated) {
+    private String maker(Pass pass, Shape shape, String annotated) throws ProviderException {
         String recorded = pass.annotation(Proxy.INSTANCE_PROVIDER_ANNOTATION);
         if (recorded != null) {
             return recorded;
         }
-        return providers.names().stream()
+        Optional<String> byHash = providers.names().stream()
                 .filter(name -> annotated.equals(SpecHash.of(pass.spec().withProvider(name), shape.cloudInit(),
                         shape.credentials().version())))
-                .findFirst().orElse(pass.spec().provider());
+                .findFirst();
+        String providerID = pass.status().providerID();
+        if (byHash.isPresent() || providerID == null) {
+            return byHash.orElse(pass.spec().provider());
+        }
+        return MakerSearch.maker(providers, pass.spec().provider(), providerID);
     }
 
     /**

@@ -38,6 +38,36 @@ class LegacyMakerTest {
     }
 
     @Test
+    void shouldDeleteALegacyObjectsInstanceWhereItIsAfterTheProviderWasEditedOnTheWayOut() {
+        ProxyKey key = legacyRunningOnFake();
+        rig.store.delete(key);
+        rig.store.editSpec(key, on("other"));
+
+        for (int i = 0; i < 3 && rig.store.stored(key).isPresent(); i++) {
+            rig.reconcile(key);
+        }
+
+        assertTrue(rig.store.stored(key).isEmpty(), "released");
+        assertEquals(List.of(), rig.provider.instances(), "deleted where it ran");
+    }
+
+    @Test
+    void shouldFindWhereALegacyObjectsInstanceIsWhenTheHashNoLongerTells() {
+        ProxyKey key = legacyRunningOnFake();
+        ProxySpec moved = new ProxySpec(null, "other", null, Map.of("region", "eu"), null, null, null, null,
+                new KubernetesSpec("squid:2", null), null, null);
+        rig.store.editSpec(key, moved);
+
+        for (int i = 0; i < 4; i++) {
+            rig.reconcile(key);
+        }
+
+        assertEquals(List.of(), rig.provider.instances(), "deleted where it ran");
+        assertEquals(1, other.instances().size());
+        assertEquals("squid:2", other.request(rig.status(key).providerID()).orElseThrow().kubernetes().image());
+    }
+
+    @Test
     void shouldRecordTheMakerOfALegacyObjectAtTheFirstPass() {
         ProxyKey key = legacyRunningOnFake();
 
