@@ -213,7 +213,14 @@ public final class ProxyReconciler {
             return create(pass, provider, shape);
         }
         if (annotated == null) {
-            // An instance recorded without a hash (an older operator, a lost write): adopt it as is.
+            // An instance recorded without a hash (an older operator, a lost write): adopt it as is,
+            // unless another provider holds it; then it cannot be the spec's, and is replaced.
+            String recorded = pass.annotation(Proxy.INSTANCE_PROVIDER_ANNOTATION);
+            String maker = recorded != null ? recorded : MakerSearch.maker(providers, pass.spec().provider(), providerID);
+            if (!maker.equals(pass.spec().provider())) {
+                pass.claim(Map.of(Proxy.INSTANCE_PROVIDER_ANNOTATION, maker));
+                return replaceFrom(pass, maker, providerID);
+            }
             pass.claim(made(pass, shape));
         } else {
             String maker = maker(pass, shape, annotated);
@@ -222,19 +229,7 @@ public final class ProxyReconciler {
             pass.claim(pass.annotation(Proxy.INSTANCE_PROVIDER_ANNOTATION) == null && annotated.equals(shape.hash())
                     ? Map.of(Proxy.INSTANCE_PROVIDER_ANNOTATION, maker) : Map.of());
             if (!annotated.equals(shape.hash()) || !maker.equals(pass.spec().provider())) {
-                // The old instance goes through the provider that has it, which after an edit of
-                // spec.provider is not the spec's.
-                Optional<Provider> from = maker.equals(pass.spec().provider()) ? Optional.of(provider)
-                        : providers.find(maker);
-                if (from.isEmpty()) {
-                    pass.provisioned(false, Reason.UnknownProvider, "instance " + providerID + " was made by provider \""
-                            + maker + "\", which is not in the providers config (configured: " + configured()
-                            + "); add it back so that the instance can be deleted, or set spec.provider to it again");
-                    return Outcome.DONE;
-                }
-                try (ActiveSpan span = ActiveSpan.start(tracer.spanBuilder("reconcile.replaceInstance"))) {
-                    return replace(pass, from.get());
-                }
+                return replaceFrom(pass, maker, providerID);
             }
         }
         Instance instance;
@@ -247,6 +242,24 @@ public final class ProxyReconciler {
             return create(pass, provider, shape);
         }
         return observe(pass, provider, instance);
+    }
+
+    /**
+     * Replaces the instance through {@code maker}, the provider that has it, which after an edit of
+     * {@code spec.provider} is not the spec's; a maker gone from the config stops it.
+     */
+    @SuppressWarnings("try") // the span only has to be current while the step runs
+    private Outcome replaceFrom(Pass pass, String maker, String providerID) throws ProviderException {
+        Optional<Provider> from = providers.find(maker);
+        if (from.isEmpty()) {
+            pass.provisioned(false, Reason.UnknownProvider, "instance " + providerID + " was made by provider \""
+                    + maker + "\", which is not in the providers config (configured: " + configured()
+                    + "); add it back so that the instance can be deleted, or set spec.provider to it again");
+            return Outcome.DONE;
+        }
+        try (ActiveSpan span = ActiveSpan.start(tracer.spanBuilder("reconcile.replaceInstance"))) {
+            return replace(pass, from.get());
+        }
     }
 
     /**

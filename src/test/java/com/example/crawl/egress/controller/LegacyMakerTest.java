@@ -68,6 +68,21 @@ class LegacyMakerTest {
     }
 
     @Test
+    void shouldReplaceRatherThanAdoptAnUnhashedInstanceThatAnotherProviderHolds() {
+        ProxyKey key = legacyRunningOnFake();
+        rig.store.removeAnnotation(key, Proxy.SPEC_HASH_ANNOTATION);
+        rig.store.editSpec(key, on("other"));
+
+        for (int i = 0; i < 4; i++) {
+            rig.reconcile(key);
+        }
+
+        assertEquals(List.of(), rig.provider.instances(), "deleted where it ran");
+        assertEquals(1, other.instances().size());
+        assertEquals(other.instances().getFirst().providerID(), rig.status(key).providerID());
+    }
+
+    @Test
     void shouldRecordTheMakerOfALegacyObjectAtTheFirstPass() {
         ProxyKey key = legacyRunningOnFake();
 
