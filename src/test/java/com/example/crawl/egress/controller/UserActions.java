@@ -63,8 +63,8 @@ final class UserActions {
         String image = old.kubernetes() == null ? "squid:1" : old.kubernetes().image();
         String region = old.attributes().getOrDefault("region", "eu");
         int roll = random.nextInt(100);
-        if (unattributable(key) && (roll < 65 || roll >= 94 && roll < 97) || legacyEdited(key) && roll < 65) {
-            roll = 70; // see docs/reliability.md: what made such an object's instance could not be told after the edit
+        if (unattributable(key) && roll < 35) {
+            roll = 70; // see docs/reliability.md: an instance recorded without a hash is adopted as it is
         }
         ProxySpec next;
         String what;
@@ -98,24 +98,12 @@ final class UserActions {
                 && proxy.getStatus().conditions().stream().anyMatch(c -> c.type().equals(Condition.PROVISIONED) && c.isTrue());
     }
 
-    /** Whether the object records an instance but neither annotation: what made it cannot be known. */
+    /** Whether the object records an instance but no spec hash: what its instance was made from is unknown. */
     private boolean unattributable(ProxyKey key) {
         Proxy proxy = api.stored(key).orElseThrow();
         Map<String, String> annotations = proxy.getMetadata().getAnnotations();
         return proxy.getStatus() != null && proxy.getStatus().providerID() != null
                 && (annotations == null || !annotations.containsKey(Proxy.SPEC_HASH_ANNOTATION));
-    }
-
-    /**
-     * Whether the object lacks the instance-provider annotation and was edited since the operator's
-     * last pass: a second shape edit would leave no way to find its maker by the hash.
-     */
-    private boolean legacyEdited(ProxyKey key) {
-        Proxy proxy = api.stored(key).orElseThrow();
-        Map<String, String> annotations = proxy.getMetadata().getAnnotations();
-        return proxy.getStatus() != null && proxy.getStatus().providerID() != null
-                && (annotations == null || !annotations.containsKey(Proxy.INSTANCE_PROVIDER_ANNOTATION))
-                && !proxy.getMetadata().getGeneration().equals(proxy.getStatus().observedGeneration());
     }
 
     /** Sets a configured provider and a valid port again on a Proxy an edit left unusable; false when it needs none. */
@@ -124,8 +112,7 @@ final class UserActions {
         if (old.mode() != ProxySpec.Mode.Managed || Backend.NAMES.contains(old.provider()) && old.port() != 0) {
             return false;
         }
-        String provider = Backend.NAMES.contains(old.provider()) || unattributable(key) ? old.provider()
-                : pick(Backend.NAMES);
+        String provider = Backend.NAMES.contains(old.provider()) ? old.provider() : pick(Backend.NAMES);
         api.editSpec(key, managed(provider, image(old), old.attributes().getOrDefault("region", "eu")));
         return true;
     }
