@@ -4,6 +4,7 @@ import com.example.crawl.egress.provider.ProviderException;
 import com.example.crawl.egress.provider.ProviderRegistry;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * Which configured provider made an instance, for a Proxy recorded before the instance-provider
@@ -19,12 +20,30 @@ final class MakerSearch {
     }
 
     /**
-     * The provider holding {@code providerID}; failing that, the first one that understood the ID
-     * (answered {@code NotFound}: the instance is gone from it); failing that, {@code spec}.
+     * The provider holding {@code providerID}, if one answers that it has it.
      *
      * @throws ProviderException a {@code Transient} or {@code QuotaExceeded} answer: ask again later
      */
-    static String maker(ProviderRegistry providers, String spec, String providerID) throws ProviderException {
+    static Optional<String> holder(ProviderRegistry providers, String spec, String providerID) throws ProviderException {
+        return search(providers, spec, providerID).holder();
+    }
+
+    /**
+     * For a deletion: the provider holding {@code providerID}; failing that, the first that
+     * understood the ID (answered {@code NotFound}: gone from it); failing that, {@code spec}. A
+     * wrong guess here can only release a Proxy whose instance the orphan sweeper then collects,
+     * while a wrong guess for a live Proxy would make a second instance; so only deletion guesses.
+     *
+     * @throws ProviderException a {@code Transient} or {@code QuotaExceeded} answer: ask again later
+     */
+    static String forDeletion(ProviderRegistry providers, String spec, String providerID) throws ProviderException {
+        Answers answers = search(providers, spec, providerID);
+        return answers.holder().or(answers::understood).orElse(spec);
+    }
+
+    private record Answers(Optional<String> holder, Optional<String> understood) { }
+
+    private static Answers search(ProviderRegistry providers, String spec, String providerID) throws ProviderException {
         List<String> order = new ArrayList<>(providers.names());
         if (order.remove(spec)) {
             order.addFirst(spec);
@@ -33,13 +52,13 @@ final class MakerSearch {
         for (String name : order) {
             try {
                 providers.find(name).orElseThrow().get(providerID);
-                return name;
+                return new Answers(Optional.of(name), Optional.empty());
             } catch (ProviderException.NotFound e) {
                 understood = understood == null ? name : understood;
             } catch (ProviderException.Permanent e) {
                 // not an ID of this provider's kind, or not readable there: keep looking
             }
         }
-        return understood != null ? understood : spec;
+        return new Answers(Optional.empty(), Optional.ofNullable(understood));
     }
 }

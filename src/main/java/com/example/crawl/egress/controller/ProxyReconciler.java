@@ -212,16 +212,18 @@ public final class ProxyReconciler {
             // create() puts finalizer, hash and maker in one write, before anything exists that would need them.
             return create(pass, provider, shape);
         }
-        if (annotated == null) {
-            // An instance recorded without a hash (an older operator, a lost write): adopt it as is,
-            // unless another provider holds it; then it cannot be the spec's, and is replaced.
+        boolean adopting = annotated == null;
+        if (adopting) {
+            // An instance recorded without a hash (an older operator, a lost write): adopted as it
+            // is once the spec's provider shows it has it, unless another provider holds it; then
+            // it cannot be the spec's, and is replaced.
             String recorded = pass.annotation(Proxy.INSTANCE_PROVIDER_ANNOTATION);
-            String maker = recorded != null ? recorded : MakerSearch.maker(providers, pass.spec().provider(), providerID);
+            String maker = recorded != null ? recorded
+                    : MakerSearch.holder(providers, pass.spec().provider(), providerID).orElse(pass.spec().provider());
             if (!maker.equals(pass.spec().provider())) {
                 pass.claim(Map.of(Proxy.INSTANCE_PROVIDER_ANNOTATION, maker));
                 return replaceFrom(pass, maker, providerID);
             }
-            pass.claim(made(pass, shape));
         } else {
             String maker = maker(pass, shape, annotated);
             // Writes only if the finalizer was taken off by hand (the instance is still ours), or to
@@ -240,6 +242,9 @@ public final class ProxyReconciler {
             pass.stage(s -> s.withProviderID(null));
             pass.clearAddress();
             return create(pass, provider, shape);
+        }
+        if (adopting) {
+            pass.claim(made(pass, shape));
         }
         return observe(pass, provider, instance);
     }
@@ -267,7 +272,7 @@ public final class ProxyReconciler {
      * that annotation, the configured provider that, put in the spec, gives the recorded hash (the
      * hash covers the provider, so only one can), which finds the maker after an edit of
      * {@code spec.provider} alone; failing that, the one that has the instance in status
-     * ({@link MakerSearch}); with none in status, the spec's.
+     * ({@link MakerSearch}); failing that, or with none in status, the spec's.
      */
     private String maker(Pass pass, Shape shape, String annotated) throws ProviderException {
         String recorded = pass.annotation(Proxy.INSTANCE_PROVIDER_ANNOTATION);
@@ -282,7 +287,7 @@ public final class ProxyReconciler {
         if (byHash.isPresent() || providerID == null) {
             return byHash.orElse(pass.spec().provider());
         }
-        return MakerSearch.maker(providers, pass.spec().provider(), providerID);
+        return MakerSearch.holder(providers, pass.spec().provider(), providerID).orElse(pass.spec().provider());
     }
 
     /**
