@@ -92,7 +92,7 @@ final class DeleteFlow {
     private String maker(Pass pass, String providerID) throws ProviderException {
         String recorded = pass.annotation(Proxy.INSTANCE_PROVIDER_ANNOTATION);
         String spec = pass.spec() == null ? null : pass.spec().provider();
-        return recorded != null ? recorded : MakerSearch.forDeletion(providers, spec, providerID);
+        return recorded != null ? recorded : MakerSearch.maker(providers, spec, providerID);
     }
 
     /**

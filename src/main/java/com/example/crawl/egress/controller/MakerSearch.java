@@ -20,23 +20,14 @@ final class MakerSearch {
     }
 
     /**
-     * The provider holding {@code providerID}, if one answers that it has it.
+     * The provider holding {@code providerID}; failing that, the first that understood the ID
+     * (answered {@code NotFound}: the instance is gone from the only kind of provider it could be
+     * in); failing that, {@code spec}. The second is a guess that is wrong only when the holder
+     * refuses its own instance's ID at that moment while a provider of the same type lacks it.
      *
      * @throws ProviderException a {@code Transient} or {@code QuotaExceeded} answer: ask again later
      */
-    static Optional<String> holder(ProviderRegistry providers, String spec, String providerID) throws ProviderException {
-        return search(providers, spec, providerID).holder();
-    }
-
-    /**
-     * For a deletion: the provider holding {@code providerID}; failing that, the first that
-     * understood the ID (answered {@code NotFound}: gone from it); failing that, {@code spec}. A
-     * wrong guess here can only release a Proxy whose instance the orphan sweeper then collects,
-     * while a wrong guess for a live Proxy would make a second instance; so only deletion guesses.
-     *
-     * @throws ProviderException a {@code Transient} or {@code QuotaExceeded} answer: ask again later
-     */
-    static String forDeletion(ProviderRegistry providers, String spec, String providerID) throws ProviderException {
+    static String maker(ProviderRegistry providers, String spec, String providerID) throws ProviderException {
         Answers answers = search(providers, spec, providerID);
         return answers.holder().or(answers::understood).orElse(spec);
     }

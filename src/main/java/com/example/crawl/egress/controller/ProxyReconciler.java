@@ -219,7 +219,7 @@ public final class ProxyReconciler {
             // it cannot be the spec's, and is replaced.
             String recorded = pass.annotation(Proxy.INSTANCE_PROVIDER_ANNOTATION);
             String maker = recorded != null ? recorded
-                    : MakerSearch.holder(providers, pass.spec().provider(), providerID).orElse(pass.spec().provider());
+                    : MakerSearch.maker(providers, pass.spec().provider(), providerID);
             if (!maker.equals(pass.spec().provider())) {
                 pass.claim(Map.of(Proxy.INSTANCE_PROVIDER_ANNOTATION, maker));
                 return replaceFrom(pass, maker, providerID);
@@ -287,7 +287,7 @@ public final class ProxyReconciler {
         if (byHash.isPresent() || providerID == null) {
             return byHash.orElse(pass.spec().provider());
         }
-        return MakerSearch.holder(providers, pass.spec().provider(), providerID).orElse(pass.spec().provider());
+        return MakerSearch.maker(providers, pass.spec().provider(), providerID);
     }
 
     /**
