@@ -33,7 +33,8 @@ import org.slf4j.LoggerFactory;
  * rules is {@code InvalidSpec}; {@code External} records its endpoint; {@code Managed} runs
  * {@link #managed}: finalizer, unknown provider, the permanent-failure latch, cloud-init, the
  * credentials (generated into the Proxy's Secret before anything is created), then create, adopt,
- * replace or observe by comparing the spec hash with the annotation. The instance of a Proxy
+ * replace (through {@link Replacement}) or observe by comparing the spec hash and the maker with
+ * the annotations. The instance of a Proxy
  * provisioned and Running is read through {@link DriftReads}, which may answer from a listing
  * shared by all Proxies of its provider.
  *
@@ -61,6 +62,7 @@ public final class ProxyReconciler {
     private final SupersededVersions versions = new SupersededVersions();
     private final SecureRandom random = new SecureRandom();
     private final DeleteFlow deleteFlow;
+    private final Replacement replacement;
     private final DriftReads driftReads;
     private final Tracer tracer;
 
@@ -74,6 +76,7 @@ public final class ProxyReconciler {
         this.intervals = intervals;
         this.clock = clock;
         this.deleteFlow = new DeleteFlow(providers, store, intervals);
+        this.replacement = new Replacement(providers, intervals, tracer);
         this.driftReads = new DriftReads(providers, intervals.driftPoll(), clock);
         this.tracer = tracer;
     }
@@ -204,7 +207,7 @@ public final class ProxyReconciler {
             if (annotated != null && !annotated.equals(shape.hash())) {
                 // A pass that claimed another shape may have made its instance and lost the status
                 // write; that instance goes first, or it would run beside the new one (or be adopted).
-                Optional<Outcome> waiting = deleteUnrecorded(pass, maker(pass, shape, annotated));
+                Optional<Outcome> waiting = replacement.deleteUnrecorded(pass, maker(pass, shape, annotated));
                 if (waiting.isPresent()) {
                     return waiting.get();
                 }
@@ -222,7 +225,7 @@ public final class ProxyReconciler {
                     : MakerSearch.maker(providers, pass.spec().provider(), providerID);
             if (!maker.equals(pass.spec().provider())) {
                 pass.claim(Map.of(Proxy.INSTANCE_PROVIDER_ANNOTATION, maker));
-                return replaceFrom(pass, maker, providerID);
+                return replacement.from(pass, maker, providerID);
             }
         } else {
             String maker = maker(pass, shape, annotated);
@@ -231,7 +234,7 @@ public final class ProxyReconciler {
             pass.claim(pass.annotation(Proxy.INSTANCE_PROVIDER_ANNOTATION) == null && annotated.equals(shape.hash())
                     ? Map.of(Proxy.INSTANCE_PROVIDER_ANNOTATION, maker) : Map.of());
             if (!annotated.equals(shape.hash()) || !maker.equals(pass.spec().provider())) {
-                return replaceFrom(pass, maker, providerID);
+                return replacement.from(pass, maker, providerID);
             }
         }
         Instance instance;
@@ -247,24 +250,6 @@ public final class ProxyReconciler {
             pass.claim(made(pass, shape));
         }
         return observe(pass, provider, instance);
-    }
-
-    /**
-     * Replaces the instance through {@code maker}, the provider that has it, which after an edit of
-     * {@code spec.provider} is not the spec's; a maker gone from the config stops it.
-     */
-    @SuppressWarnings("try") // the span only has to be current while the step runs
-    private Outcome replaceFrom(Pass pass, String maker, String providerID) throws ProviderException {
-        Optional<Provider> from = providers.find(maker);
-        if (from.isEmpty()) {
-            pass.provisioned(false, Reason.UnknownProvider, "instance " + providerID + " was made by provider \""
-                    + maker + "\", which is not in the providers config (configured: " + configured()
-                    + "); add it back so that the instance can be deleted, or set spec.provider to it again");
-            return Outcome.DONE;
-        }
-        try (ActiveSpan span = ActiveSpan.start(tracer.spanBuilder("reconcile.replaceInstance"))) {
-            return replace(pass, from.get());
-        }
     }
 
     /**
@@ -288,27 +273,6 @@ public final class ProxyReconciler {
             return byHash.orElse(pass.spec().provider());
         }
         return MakerSearch.maker(providers, pass.spec().provider(), providerID);
-    }
-
-    /**
-     * Deletes what provider {@code maker} holds for this Proxy without a record in status.
-     *
-     * @return a requeue while something is going away; empty when nothing is (or the maker is
-     *         gone from the config, and nothing can be asked)
-     */
-    private Optional<Outcome> deleteUnrecorded(Pass pass, String maker) throws ProviderException {
-        Optional<Provider> from = providers.find(maker);
-        if (from.isEmpty()) {
-            return Optional.empty();
-        }
-        List<String> going = UnrecordedInstances.delete(from.get(), pass.proxy().getMetadata().getUid());
-        if (going.isEmpty()) {
-            return Optional.empty();
-        }
-        pass.clearAddress();
-        pass.provisioned(false, Reason.Replacing, "spec changed before instance " + String.join(", ", going)
-                + " was recorded; deleting it to replace it");
-        return Optional.of(Outcome.after(intervals.deletionPoll()));
     }
 
     /** The annotations recording what the instance is made from and which provider made it. */
@@ -346,36 +310,6 @@ public final class ProxyReconciler {
         }
         pass.stage(s -> s.withProviderID(instance.providerID()));
         return observe(pass, provider, instance);
-    }
-
-    /**
-     * The spec's shape changed: delete the instance through {@code from}, the provider that made
-     * it, and wait until it is gone; then record that no instance exists (status without a
-     * providerID), and only in the next pass create its successor through the spec's provider, so
-     * that two never run at once and status never names an instance under a maker that lacks it.
-     */
-    private Outcome replace(Pass pass, Provider from) throws ProviderException {
-        String providerID = pass.status().providerID();
-        try {
-            from.get(providerID);
-        } catch (ProviderException.NotFound e) {
-            // The old ID leaves status before the successor is claimed: written together, a lost
-            // status write would leave it under the new maker, which may refuse it for good.
-            pass.stage(s -> s.withProviderID(null));
-            pass.clearAddress();
-            pass.provisioned(false, Reason.Replacing, "instance " + providerID + " is deleted; creating its successor");
-            return Outcome.after(intervals.requeueNow());
-        }
-        from.delete(providerID);
-        if (!pass.provisionedBecause(Reason.Replacing)) {
-            LOG.atInfo().addKeyValue("providerID", providerID).log("Replacing instance; deleting the old one first");
-            pass.event(EventReason.ReplacingInstance, "Spec, cloud-init or credentials changed; deleting instance "
-                    + providerID + " to replace it");
-        }
-        pass.clearAddress();
-        pass.provisioned(false, Reason.Replacing, "spec, cloud-init or credentials changed; deleting instance "
-                + providerID + " to replace it");
-        return Outcome.after(intervals.deletionPoll());
     }
 
     private Outcome observe(Pass pass, Provider provider, Instance instance) throws ProviderException {
