@@ -3,8 +3,10 @@ package com.example.crawl.egress.controller;
 import com.example.crawl.egress.api.CredentialsSecret;
 import com.example.crawl.egress.api.Proxy;
 import com.example.crawl.egress.api.ProxyCredentials;
+import io.fabric8.kubernetes.api.model.OwnerReference;
 import io.fabric8.kubernetes.api.model.Secret;
 import java.security.SecureRandom;
+import java.util.List;
 import java.util.Optional;
 
 /**
@@ -14,7 +16,8 @@ import java.util.Optional;
  *
  * <p>The cache may lag behind a Secret this class just created. A create that finds the name
  * taken (409) therefore reads the Secret from the API server and uses it when the Proxy owns it,
- * so a lagging cache never leads to a second set of credentials.
+ * so a lagging cache never leads to a second set of credentials. A Secret an earlier Proxy of the
+ * same name left behind is deleted and replaced (see {@link #leftByNamesake}).
  */
 final class CredentialsSource {
 
@@ -36,8 +39,11 @@ final class CredentialsSource {
         String namespace = proxy.getMetadata().getNamespace();
         String name = CredentialsSecret.name(proxy.getMetadata().getName());
         Optional<Secret> cached = store.credentialsSecret(namespace, name);
-        if (cached.isPresent()) {
+        if (cached.isPresent() && !leftByNamesake(cached.get(), proxy)) {
             return use(proxy, cached.get());
+        }
+        if (cached.isPresent()) {
+            store.deleteSecret(namespace, name);
         }
         Optional<Secret> created = store.createSecret(CredentialsSecret.build(proxy, ProxyCredentials.generate(random)));
         if (created.isPresent()) {
@@ -45,7 +51,25 @@ final class CredentialsSource {
         }
         Secret existing = store.readSecret(namespace, name).orElseThrow(() -> new Unavailable("Secret " + namespace
                 + "/" + name + " existed when the credentials were created and was gone when read back; retrying"));
+        if (leftByNamesake(existing, proxy)) {
+            store.deleteSecret(namespace, name);
+            throw new Unavailable("Secret " + namespace + "/" + name + " was left by an earlier Proxy of this name; "
+                    + "deleted it, retrying");
+        }
         return use(proxy, existing);
+    }
+
+    /**
+     * Whether {@code secret} is the credentials Secret of an earlier Proxy of the same name, gone
+     * since: its controller is a Proxy of this name with another UID, and two Proxies of one name
+     * never exist at once. Kubernetes' garbage collector would delete it, later (local mode has
+     * none); the Proxy that now has the name must not wait for that.
+     */
+    private static boolean leftByNamesake(Secret secret, Proxy proxy) {
+        List<OwnerReference> refs = secret.getMetadata().getOwnerReferences();
+        return refs != null && refs.stream().anyMatch(r -> Boolean.TRUE.equals(r.getController())
+                && "Proxy".equals(r.getKind()) && (Proxy.GROUP + "/" + Proxy.VERSION).equals(r.getApiVersion())
+                && proxy.getMetadata().getName().equals(r.getName()) && !proxy.getMetadata().getUid().equals(r.getUid()));
     }
 
     private static Resolved use(Proxy proxy, Secret secret) throws Unavailable {

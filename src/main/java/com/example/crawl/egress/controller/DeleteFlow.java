@@ -7,6 +7,7 @@ import com.example.crawl.egress.config.OperatorConfig;
 import com.example.crawl.egress.provider.Provider;
 import com.example.crawl.egress.provider.ProviderException;
 import com.example.crawl.egress.provider.ProviderRegistry;
+import java.util.List;
 import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -23,7 +24,8 @@ import org.slf4j.LoggerFactory;
  * instance; {@link Proxy#SKIP_CLEANUP_ANNOTATION} is the way out a human takes, and works even
  * when the provider is gone from the config. When {@code get} fails for good, {@code delete} is
  * still called: it is idempotent and may succeed where {@code get} cannot, and once it has, the
- * finalizer is released.
+ * finalizer is released. With no instance recorded, what a lost create may have left is found by
+ * listing ({@link UnrecordedInstances}) and deleted first.
  */
 final class DeleteFlow {
 
@@ -55,10 +57,17 @@ final class DeleteFlow {
             return Outcome.DONE;
         }
         if (providerID == null) {
-            release(pass);
-            return Outcome.DONE;
+            return unrecorded(pass);
         }
-        String name = pass.instanceProvider();
+        String name;
+        try {
+            name = maker(pass, providerID);
+        } catch (ProviderException e) {
+            String message = "finding the provider of instance " + providerID + " failed (" + e.kind() + "): "
+                    + e.getMessage();
+            pass.provisioned(false, Reason.Deleting, message);
+            return new Outcome.Failed(message, e);
+        }
         Optional<Provider> provider = providers.find(name);
         if (provider.isEmpty()) {
             String message = "cannot delete instance " + providerID + ": provider \"" + name
@@ -74,6 +83,43 @@ final class DeleteFlow {
             pass.provisioned(false, Reason.Deleting, message);
             return new Outcome.Failed(message, e);
         }
+    }
+
+    /**
+     * The provider that made the instance: as recorded; for an object from before that record, the
+     * one that has it ({@link MakerSearch}), since the spec may have been edited since.
+     */
+    private String maker(Pass pass, String providerID) throws ProviderException {
+        String recorded = pass.annotation(Proxy.INSTANCE_PROVIDER_ANNOTATION);
+        String spec = pass.spec() == null ? null : pass.spec().provider();
+        return recorded != null ? recorded : MakerSearch.maker(providers, spec, providerID);
+    }
+
+    /**
+     * No instance recorded. A Proxy that claimed a shape (the spec-hash annotation) may still have
+     * one, made by a pass whose status write was lost: it is looked for by listing the maker and
+     * deleted before the release. A maker gone from the config cannot be asked, and releases.
+     */
+    private Outcome unrecorded(Pass pass) throws ObjectChangedException {
+        Optional<Provider> maker = pass.annotation(Proxy.SPEC_HASH_ANNOTATION) == null ? Optional.empty()
+                : providers.find(pass.instanceProvider());
+        if (maker.isPresent()) {
+            List<String> going;
+            try {
+                going = UnrecordedInstances.delete(maker.get(), pass.proxy().getMetadata().getUid());
+            } catch (ProviderException e) {
+                String message = "looking for an unrecorded instance failed (" + e.kind() + "): " + e.getMessage();
+                pass.provisioned(false, Reason.Deleting, message);
+                return new Outcome.Failed(message, e);
+            }
+            if (!going.isEmpty()) {
+                pass.provisioned(false, Reason.Deleting, "deleting instance " + String.join(", ", going)
+                        + ", made without a record");
+                return Outcome.after(intervals.deletionPoll());
+            }
+        }
+        release(pass);
+        return Outcome.DONE;
     }
 
     /**

@@ -33,7 +33,8 @@ import org.slf4j.LoggerFactory;
  * rules is {@code InvalidSpec}; {@code External} records its endpoint; {@code Managed} runs
  * {@link #managed}: finalizer, unknown provider, the permanent-failure latch, cloud-init, the
  * credentials (generated into the Proxy's Secret before anything is created), then create, adopt,
- * replace or observe by comparing the spec hash with the annotation. The instance of a Proxy
+ * replace (through {@link Replacement}) or observe by comparing the spec hash and the maker with
+ * the annotations. The instance of a Proxy
  * provisioned and Running is read through {@link DriftReads}, which may answer from a listing
  * shared by all Proxies of its provider.
  *
@@ -61,6 +62,7 @@ public final class ProxyReconciler {
     private final SupersededVersions versions = new SupersededVersions();
     private final SecureRandom random = new SecureRandom();
     private final DeleteFlow deleteFlow;
+    private final Replacement replacement;
     private final DriftReads driftReads;
     private final Tracer tracer;
 
@@ -74,6 +76,7 @@ public final class ProxyReconciler {
         this.intervals = intervals;
         this.clock = clock;
         this.deleteFlow = new DeleteFlow(providers, store, intervals);
+        this.replacement = new Replacement(providers, intervals, tracer);
         this.driftReads = new DriftReads(providers, intervals.driftPoll(), clock);
         this.tracer = tracer;
     }
@@ -199,32 +202,39 @@ public final class ProxyReconciler {
     private Outcome converge(Pass pass, Provider provider, Shape shape)
             throws ProviderException, ObjectChangedException {
         String providerID = pass.status().providerID();
+        String annotated = pass.annotation(Proxy.SPEC_HASH_ANNOTATION);
         if (providerID == null) {
-            // Finalizer, hash and maker in one write, before anything exists that would need them.
-            pass.claim(made(pass, shape));
+            if (annotated != null && !annotated.equals(shape.hash())) {
+                // A pass that claimed another shape may have made its instance and lost the status
+                // write; that instance goes first, or it would run beside the new one (or be adopted).
+                Optional<Outcome> waiting = replacement.deleteUnrecorded(pass, maker(pass, shape, annotated));
+                if (waiting.isPresent()) {
+                    return waiting.get();
+                }
+            }
+            // create() puts finalizer, hash and maker in one write, before anything exists that would need them.
             return create(pass, provider, shape);
         }
-        String annotated = pass.annotation(Proxy.SPEC_HASH_ANNOTATION);
-        if (annotated == null) {
-            // An instance recorded without a hash (an older operator, a lost write): adopt it as is.
-            pass.claim(made(pass, shape));
+        boolean adopting = annotated == null;
+        if (adopting) {
+            // An instance recorded without a hash (an older operator, a lost write): adopted as it
+            // is once the spec's provider shows it has it, unless another provider holds it; then
+            // it cannot be the spec's, and is replaced.
+            String recorded = pass.annotation(Proxy.INSTANCE_PROVIDER_ANNOTATION);
+            String maker = recorded != null ? recorded
+                    : MakerSearch.maker(providers, pass.spec().provider(), providerID);
+            if (!maker.equals(pass.spec().provider())) {
+                pass.claim(Map.of(Proxy.INSTANCE_PROVIDER_ANNOTATION, maker));
+                return replacement.from(pass, maker, providerID);
+            }
         } else {
-            pass.claim(Map.of()); // writes only if the finalizer was taken off by hand: the instance is still ours
-            String maker = pass.instanceProvider();
+            String maker = maker(pass, shape, annotated);
+            // Writes only if the finalizer was taken off by hand (the instance is still ours), or to
+            // record the maker of an object from before that annotation, once the hash proves it.
+            pass.claim(pass.annotation(Proxy.INSTANCE_PROVIDER_ANNOTATION) == null && annotated.equals(shape.hash())
+                    ? Map.of(Proxy.INSTANCE_PROVIDER_ANNOTATION, maker) : Map.of());
             if (!annotated.equals(shape.hash()) || !maker.equals(pass.spec().provider())) {
-                // The old instance goes through the provider that has it, which after an edit of
-                // spec.provider is not the spec's.
-                Optional<Provider> from = maker.equals(pass.spec().provider()) ? Optional.of(provider)
-                        : providers.find(maker);
-                if (from.isEmpty()) {
-                    pass.provisioned(false, Reason.UnknownProvider, "instance " + providerID + " was made by provider \""
-                            + maker + "\", which is not in the providers config (configured: " + configured()
-                            + "); add it back so that the instance can be deleted, or set spec.provider to it again");
-                    return resync();
-                }
-                try (ActiveSpan span = ActiveSpan.start(tracer.spanBuilder("reconcile.replaceInstance"))) {
-                    return replace(pass, from.get(), provider, shape);
-                }
+                return replacement.from(pass, maker, providerID);
             }
         }
         Instance instance;
@@ -236,7 +246,33 @@ public final class ProxyReconciler {
             pass.clearAddress();
             return create(pass, provider, shape);
         }
+        if (adopting) {
+            pass.claim(made(pass, shape));
+        }
         return observe(pass, provider, instance);
+    }
+
+    /**
+     * The provider (by config name) that made the instance: as recorded; for an object from before
+     * that annotation, the configured provider that, put in the spec, gives the recorded hash (the
+     * hash covers the provider, so only one can), which finds the maker after an edit of
+     * {@code spec.provider} alone; failing that, the one that has the instance in status
+     * ({@link MakerSearch}); failing that, or with none in status, the spec's.
+     */
+    private String maker(Pass pass, Shape shape, String annotated) throws ProviderException {
+        String recorded = pass.annotation(Proxy.INSTANCE_PROVIDER_ANNOTATION);
+        if (recorded != null) {
+            return recorded;
+        }
+        Optional<String> byHash = providers.names().stream()
+                .filter(name -> annotated.equals(SpecHash.of(pass.spec().withProvider(name), shape.cloudInit(),
+                        shape.credentials().version())))
+                .findFirst();
+        String providerID = pass.status().providerID();
+        if (byHash.isPresent() || providerID == null) {
+            return byHash.orElse(pass.spec().provider());
+        }
+        return MakerSearch.maker(providers, pass.spec().provider(), providerID);
     }
 
     /** The annotations recording what the instance is made from and which provider made it. */
@@ -253,9 +289,15 @@ public final class ProxyReconciler {
     /**
      * Creates the instance, or adopts it: the name is derived from the Proxy's UID, so a create
      * repeated after a crash (before the providerID reached status) returns the same instance.
+     * The finalizer, hash and maker are claimed first, in one write that is skipped when nothing
+     * changed.
      */
     private Outcome create(Pass pass, Provider provider, Shape shape)
             throws ProviderException, ObjectChangedException {
+        // Recorded before the instance exists: a successor has its predecessor's name and
+        // providerID, so a record written after the create could be lost and leave the old hash
+        // vouching for an instance made from the new spec.
+        pass.claim(made(pass, shape));
         Instance instance = provider.create(shape.request(pass.proxy()));
         LOG.atInfo().addKeyValue("provider", pass.spec().provider()).addKeyValue("providerID", instance.providerID())
                 .log("Created instance");
@@ -266,36 +308,8 @@ public final class ProxyReconciler {
             pass.event(EventReason.InstanceCreated, "Created instance " + instance.providerID()
                     + " (provider " + pass.spec().provider() + ")");
         }
-        pass.claim(made(pass, shape));
         pass.stage(s -> s.withProviderID(instance.providerID()));
         return observe(pass, provider, instance);
-    }
-
-    /**
-     * The spec's shape changed: delete the instance through {@code from}, the provider that made
-     * it, and wait until it is gone before creating its successor through {@code to}, the spec's,
-     * so that two never run at once.
-     */
-    private Outcome replace(Pass pass, Provider from, Provider to, Shape shape)
-            throws ProviderException, ObjectChangedException {
-        String providerID = pass.status().providerID();
-        try {
-            from.get(providerID);
-        } catch (ProviderException.NotFound e) {
-            pass.stage(s -> s.withProviderID(null));
-            pass.clearAddress();
-            return create(pass, to, shape);
-        }
-        from.delete(providerID);
-        if (!pass.provisionedBecause(Reason.Replacing)) {
-            LOG.atInfo().addKeyValue("providerID", providerID).log("Replacing instance; deleting the old one first");
-            pass.event(EventReason.ReplacingInstance, "Spec, cloud-init or credentials changed; deleting instance "
-                    + providerID + " to replace it");
-        }
-        pass.clearAddress();
-        pass.provisioned(false, Reason.Replacing, "spec, cloud-init or credentials changed; deleting instance "
-                + providerID + " to replace it");
-        return Outcome.after(intervals.deletionPoll());
     }
 
     private Outcome observe(Pass pass, Provider provider, Instance instance) throws ProviderException {

@@ -65,6 +65,7 @@ class CredentialsReconcileTest {
         assertEquals(Outcome.after(INTERVALS.deletionPoll()), rig.reconcile(key));
         assertTrue(rig.condition(key, Condition.PROVISIONED).hasReason(Reason.Replacing));
         rig.reconcile(key);
+        rig.reconcile(key);
 
         ProxyCredentials after = CredentialsSecret.read(secret(key));
         assertNotEquals(before, after);

@@ -52,6 +52,33 @@ final class FakeProxyStore implements ProxyStore {
         return p;
     }
 
+    /** Creates a Proxy with a UID of the caller's choosing, as a re-created object of the same name gets. */
+    synchronized Proxy create(String namespace, String name, ProxySpec spec, String uid) {
+        Proxy p = new Proxy();
+        p.setMetadata(new ObjectMetaBuilder().withNamespace(namespace).withName(name).withUid(uid)
+                .withGeneration(1L).withResourceVersion(nextVersion()).build());
+        p.setSpec(spec);
+        objects.put(ProxyKey.of(p), p);
+        return p;
+    }
+
+    /** A user (or an older operator that never wrote it) leaves the object without annotation {@code name}. */
+    synchronized void removeAnnotation(ProxyKey key, String name) {
+        Proxy old = require(key);
+        objects.put(key, copy(old, new ObjectMetaBuilder(old.getMetadata()).removeFromAnnotations(name)
+                .withResourceVersion(nextVersion()).build()));
+    }
+
+    /** The keys of every stored Proxy, sorted. */
+    synchronized List<ProxyKey> keys() {
+        return objects.keySet().stream().sorted(java.util.Comparator.comparing(ProxyKey::toString)).toList();
+    }
+
+    /** Every stored Secret, bypassing the cache, sorted by namespace/name. */
+    synchronized List<Secret> secrets() {
+        return secrets.entrySet().stream().sorted(Map.Entry.comparingByKey()).map(Map.Entry::getValue).toList();
+    }
+
     /** A user edits the spec: generation moves. */
     synchronized void editSpec(ProxyKey key, ProxySpec spec) {
         Proxy old = require(key);

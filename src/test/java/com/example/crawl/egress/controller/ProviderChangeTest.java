@@ -55,6 +55,7 @@ class ProviderChangeTest {
         assertEquals(0, other.calls(Op.GET) + other.calls(Op.CREATE), "nothing asked of the new provider yet");
         assertTrue(rig.condition(key, Condition.PROVISIONED).hasReason(Reason.Replacing));
 
+        assertEquals(Outcome.after(INTERVALS.requeueNow()), rig.reconcile(key), "the old ID leaves status first");
         assertEquals(Outcome.after(INTERVALS.provisioningPoll()), rig.reconcile(key));
         assertEquals(List.of(), rig.provider.instances(), "nothing left in the old provider");
         assertEquals(1, other.instances().size());

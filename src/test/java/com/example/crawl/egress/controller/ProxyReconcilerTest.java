@@ -96,6 +96,8 @@ class ProxyReconcilerTest {
         assertNull(rig.status(key).ip());
         assertEquals(1, rig.provider.calls(Op.CREATE), "no successor while the old instance exists");
 
+        assertEquals(Outcome.after(INTERVALS.requeueNow()), rig.reconcile(key));
+        assertNull(rig.status(key).providerID(), "the old ID leaves status before the successor is made");
         assertEquals(Outcome.after(INTERVALS.provisioningPoll()), rig.reconcile(key));
         assertEquals(2, rig.provider.calls(Op.CREATE));
         assertEquals(oldID, rig.status(key).providerID(), "the successor has the same name");
@@ -248,6 +250,7 @@ class ProxyReconcilerTest {
 
         rig.store.putSecret(Rig.NAMESPACE, "init", Map.of("user-data", "#cloud-config\nv: 2"), true);
         assertEquals(Outcome.after(INTERVALS.deletionPoll()), rig.reconcile(key));
+        rig.reconcile(key);
         rig.reconcile(key);
 
         assertEquals("#cloud-config\nv: 2", rig.provider.request(id).orElseThrow().cloudInit());

@@ -128,6 +128,11 @@ public final class FakeProvider implements Provider {
         return Optional.ofNullable(requests.get(providerID));
     }
 
+    /** The backend finishes every delete it was asked for: those instances are gone, as after a {@code get}. */
+    public synchronized void finishDeletes() {
+        List.copyOf(deleting).forEach(this::remove);
+    }
+
     /** Puts an instance in place as if someone else had created it (an orphan, an unlabelled VM). */
     public synchronized void seed(Instance instance) {
         instances.put(instance.providerID(), instance);
