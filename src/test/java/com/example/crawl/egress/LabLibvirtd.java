@@ -39,10 +39,19 @@ final class LabLibvirtd implements AutoCloseable {
      * namespace, keeps the cache valid (a start then takes half a second) and leaves the host's
      * node as it is. Without /dev/kvm or a kvm group there is nothing to copy. The shell
      * {@code exec}s libvirtd, so the process is libvirtd itself.
+     *
+     * <p>With {@code $2} = {@code tcg}, the node mounted over {@code /dev/kvm} is instead one that
+     * is no KVM (the null device's numbers) and that no one but root may open: libvirt finds KVM
+     * unusable and its probe finds QEMU without KVM, so it offers only {@code <domain type='qemu'>}
+     * (TCG) and the two agree (the cache stays valid from one such start to the next).
      */
     private static final String LIBVIRTD = """
             set -e
-            if [ -c /dev/kvm ] && getent group kvm >/dev/null; then
+            if [ -c /dev/kvm ] && [ "$2" = tcg ]; then
+              mount -t tmpfs -o mode=0755 egress-kvm-lab "$1"
+              mknod -m 0000 "$1/kvm" c 1 3
+              mount --bind "$1/kvm" /dev/kvm
+            elif [ -c /dev/kvm ] && getent group kvm >/dev/null; then
               mount -t tmpfs -o mode=0755 egress-kvm-lab "$1"
               mknod -m 0660 "$1/kvm" c $((0x$(stat -c %t /dev/kvm))) $((0x$(stat -c %T /dev/kvm)))
               chgrp kvm "$1/kvm"
@@ -53,12 +62,15 @@ final class LabLibvirtd implements AutoCloseable {
 
     private final Netns netns;
     private final Path dir;
+    private final boolean tcgOnly;
     private Process virtlogd;
     private Process libvirtd;
 
-    LabLibvirtd(Netns netns, Path dir) {
+    /** {@code tcgOnly}: libvirtd offers no KVM even where the machine has it (see {@link #LIBVIRTD}). */
+    LabLibvirtd(Netns netns, Path dir, boolean tcgOnly) {
         this.netns = netns;
         this.dir = dir;
+        this.tcgOnly = tcgOnly;
     }
 
     /** Whether something accepts connections on libvirtd's socket: another libvirtd, before the lab starts one. */
@@ -80,7 +92,7 @@ final class LabLibvirtd implements AutoCloseable {
     void startLibvirtd() throws IOException {
         Path dev = Files.createDirectories(dir.resolve("dev"));
         libvirtd = launch(List.of("unshare", "--mount", "--propagation", "private", "sh", "-c", LIBVIRTD, "libvirtd",
-                dev.toString()), "libvirtd");
+                dev.toString(), tcgOnly ? "tcg" : "host"), "libvirtd");
         long end = System.nanoTime() + START_WAIT.toNanos();
         while (netns.exec(null, "virsh", "-q", "-c", KvmLab.URI, "version").exit() != 0) {
             failIfGone(libvirtd, "libvirtd", end);

@@ -21,9 +21,9 @@ import java.util.concurrent.Executors;
  * <p>Prints {@value #READY} once every server listens, and exits when its standard input closes:
  * the lab closes it, and so does the lab's JVM dying.
  */
-final class NetnsTargets {
+public final class NetnsTargets {
 
-    static final String READY = "ready";
+    public static final String READY = "ready";
     /** The path that answers with the request's header names, lower case, sorted, comma-separated. */
     static final String HEADERS = "/headers";
 
@@ -31,7 +31,7 @@ final class NetnsTargets {
     }
 
     /** The body every request to the server on {@code address} and {@code port} gets. */
-    static String answer(String address, int port) {
+    public static String answer(String address, int port) {
         return "egress-lab target " + address + " port " + port + "\n";
     }
 
