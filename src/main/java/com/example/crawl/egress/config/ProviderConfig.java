@@ -63,10 +63,26 @@ public record ProviderConfig(String name, Settings settings) {
      * @param privateKeyFile SSH private key; its content is never logged
      * @param knownHostsFile host keys the SSH client verifies against
      * @param socket         libvirt's UNIX socket on the host
+     * @param accelerator    what the host's VMs run on: {@code auto} (KVM when libvirt offers it,
+     *                       else TCG), or {@code kvm} or {@code tcg} whatever libvirt says
      */
     public record KvmHost(
             String name, String address, int port, String user, Path privateKeyFile, Path knownHostsFile,
-            String socket) { }
+            String socket, Accelerator accelerator) {
+
+        /** A host whose accelerator is chosen from its capabilities. */
+        public KvmHost(String name, String address, int port, String user, Path privateKeyFile, Path knownHostsFile,
+                String socket) {
+            this(name, address, port, user, privateKeyFile, knownHostsFile, socket, Accelerator.auto);
+        }
+    }
+
+    /**
+     * How a kvm host's VMs run; lowercase because the names are the config's values. {@code tcg}
+     * is for a host that advertises KVM that QEMU cannot use (nested virtualisation without the
+     * features {@code host-passthrough} needs).
+     */
+    public enum Accelerator { auto, kvm, tcg }
 
     /**
      * Squid child processes on loopback, for local mode and tests.

@@ -123,16 +123,27 @@ public record ProvidersConfig(List<ProviderConfig> providers) {
         };
     }
 
+    private static ProviderConfig.Accelerator accelerator(YamlNode h) throws ConfigException {
+        String value = h.optionalString("accelerator", ProviderConfig.Accelerator.auto.name());
+        for (ProviderConfig.Accelerator a : ProviderConfig.Accelerator.values()) {
+            if (a.name().equals(value)) {
+                return a;
+            }
+        }
+        throw YamlNode.error(h.path() + ".accelerator", "must be auto, kvm or tcg, not \"" + value + "\"");
+    }
+
     private static Kvm kvm(YamlNode b) throws ConfigException {
         b.requireObject(Set.of("hosts", "pool"));
         List<KvmHost> hosts = new ArrayList<>();
         Set<String> names = new HashSet<>();
         for (YamlNode h : b.list("hosts")) {
-            h.requireObject(Set.of("name", "address", "port", "user", "privateKeyFile", "knownHostsFile", "socket"));
+            h.requireObject(Set.of("name", "address", "port", "user", "privateKeyFile", "knownHostsFile", "socket",
+                    "accelerator"));
             KvmHost host = new KvmHost(h.requiredString("name"), h.requiredString("address"),
                     h.optionalInt("port", 22, 1, 65535), h.requiredString("user"),
                     Path.of(h.requiredString("privateKeyFile")), Path.of(h.requiredString("knownHostsFile")),
-                    h.optionalString("socket", "/var/run/libvirt/libvirt-sock"));
+                    h.optionalString("socket", "/var/run/libvirt/libvirt-sock"), accelerator(h));
             if (!names.add(host.name())) {
                 throw YamlNode.error(h.path() + ".name", "duplicate host name \"" + host.name() + "\"");
             }

@@ -38,6 +38,12 @@ class ProvidersConfigTest {
                       user: virt
                       privateKeyFile: /etc/ssh-keys/id_ed25519
                       knownHostsFile: /etc/ssh-keys/known_hosts
+                    - name: nested
+                      address: 192.0.2.11
+                      user: virt
+                      privateKeyFile: /etc/ssh-keys/id_ed25519
+                      knownHostsFile: /etc/ssh-keys/known_hosts
+                      accelerator: tcg
               - name: local
                 type: local
                 local: {stateDir: /tmp/px}
@@ -56,6 +62,8 @@ class ProvidersConfigTest {
         assertEquals("images", v.pool());
         assertEquals(22, v.hosts().get(0).port());
         assertEquals("/var/run/libvirt/libvirt-sock", v.hosts().get(0).socket());
+        assertEquals(ProviderConfig.Accelerator.auto, v.hosts().get(0).accelerator());
+        assertEquals(ProviderConfig.Accelerator.tcg, v.hosts().get(1).accelerator());
         assertInstanceOf(Local.class, c.find("local").orElseThrow().settings());
         assertEquals("kvm", c.find("kvm-home").orElseThrow().type());
     }
@@ -84,6 +92,7 @@ class ProvidersConfigTest {
         "providers: [{name: a, type: gcp, gcp: {project: p}, kvm: {}}] | providers config: providers[0] (a).kvm: block does not match type gcp",
         "providers: [{name: a, type: kubernetes}, {name: a, type: kubernetes}] | providers config: providers[1]: duplicate name \"a\"",
         "providers: [{name: a, type: kvm, kvm: {hosts: []}}] | providers config: providers[0] (a).kvm.hosts: at least one host is required",
+        "providers: [{name: a, type: kvm, kvm: {hosts: [{name: h, address: x, user: u, privateKeyFile: k, knownHostsFile: kh, accelerator: hvf}]}}] | providers config: providers[0] (a).kvm.hosts[0].accelerator: must be auto, kvm or tcg, not \"hvf\"",
         "providers: [{name: a, type: kvm, kvm: {network: br0, hosts: []}}] | providers config: providers[0] (a).kvm.network: unknown field (allowed: hosts, pool)",
         "providers: [{name: a, type: kvm, kvm: {hosts: [{name: h, address: x, user: u, privateKeyFile: k, knownHostsFile: kh, port: 70000}]}}] | providers config: providers[0] (a).kvm.hosts[0].port: must be an integer between 1 and 65535",
         "providers: [{name: 7, type: kubernetes}] | providers config: providers[0].name: must be a string",

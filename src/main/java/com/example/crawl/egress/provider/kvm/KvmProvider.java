@@ -22,6 +22,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.regex.Pattern;
 import org.libvirt.Connect;
 import org.libvirt.Domain;
@@ -163,8 +164,10 @@ public final class KvmProvider implements Provider, Checker, AutoCloseable {
             Volumes.delete(storage, seedName);
             return Volumes.upload(libvirt, storage, seedName, seedXml, Volumes.Source.of(seed));
         });
-        DomainXml.Accel type = accel != null ? accel
-                : accel(calls.call(id.host(), callTimeout, "read capabilities", Connect::getCapabilities));
+        DomainXml.Accel type = accel != null ? accel : pinned(hostConfigs.get(id.host()).accelerator()).orElse(null);
+        if (type == null) {
+            type = accel(calls.call(id.host(), callTimeout, "read capabilities", Connect::getCapabilities));
+        }
         Instant createdAt = clock.instant();
         String xml = DomainXml.build(req, cluster, pool, type, createdAt);
         Existing raced = calls.call(id.host(), callTimeout, "define and start domain " + id.name(), libvirt -> {
@@ -322,6 +325,15 @@ public final class KvmProvider implements Provider, Checker, AutoCloseable {
             case lease -> Domain.InterfaceAddressesSource.VIR_DOMAIN_INTERFACE_ADDRESSES_SRC_LEASE;
             case arp -> Domain.InterfaceAddressesSource.VIR_DOMAIN_INTERFACE_ADDRESSES_SRC_ARP;
             case agent -> Domain.InterfaceAddressesSource.VIR_DOMAIN_INTERFACE_ADDRESSES_SRC_AGENT;
+        };
+    }
+
+    /** The accelerator a host's config sets, if it sets one; {@code auto} leaves it to the capabilities. */
+    static Optional<DomainXml.Accel> pinned(ProviderConfig.Accelerator setting) {
+        return switch (setting) {
+            case auto -> Optional.empty();
+            case kvm -> Optional.of(DomainXml.Accel.kvm);
+            case tcg -> Optional.of(DomainXml.Accel.qemu);
         };
     }
 

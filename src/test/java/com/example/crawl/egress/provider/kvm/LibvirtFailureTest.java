@@ -4,8 +4,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.example.crawl.egress.config.ProviderConfig;
 import com.example.crawl.egress.provider.ProviderException;
 import java.lang.reflect.Constructor;
+import java.util.Optional;
 import java.util.concurrent.TimeoutException;
 import org.junit.jupiter.api.Test;
 import org.libvirt.Error;
@@ -58,6 +60,13 @@ class LibvirtFailureTest {
                 + "</arch></guest></capabilities>";
         assertEquals(DomainXml.Accel.qemu, KvmProvider.accel(tcgOnly));
         assertEquals(DomainXml.Accel.kvm, KvmProvider.accel(both));
+    }
+
+    @Test
+    void shouldTakeTheHostsAcceleratorSettingOverItsCapabilities() {
+        assertEquals(Optional.of(DomainXml.Accel.qemu), KvmProvider.pinned(ProviderConfig.Accelerator.tcg));
+        assertEquals(Optional.of(DomainXml.Accel.kvm), KvmProvider.pinned(ProviderConfig.Accelerator.kvm));
+        assertEquals(Optional.empty(), KvmProvider.pinned(ProviderConfig.Accelerator.auto), "auto asks the capabilities");
     }
 
     @Test
