@@ -10,14 +10,12 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.HexFormat;
 import java.util.Iterator;
 import java.util.LinkedHashSet;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.TreeMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -33,8 +31,8 @@ import java.util.function.LongSupplier;
  * not the background sweep (which only frees memory) has run. The wall clock only dates a lease's
  * {@code expiresAt} for the client; a step of the system time moves no lease and no cooldown.
  *
- * <p>Cooldowns are bounded: at most {@value #MAX_COOLDOWNS_PER_PROXY} targets per proxy and
- * {@value #MAX_COOLDOWNS} in all. A new one beyond either bound drops the oldest (of that proxy,
+ * <p>Cooldowns are bounded ({@link Cooldowns}): at most {@value Cooldowns#PER_PROXY} targets per
+ * proxy and {@value Cooldowns#TOTAL} in all. A new one beyond either bound drops the oldest (of that proxy,
  * or of all), counted in {@link #cooldownsDropped}: a client reporting ever new targets can make
  * a proxy forget its oldest cooldowns early, but cannot grow the heap.
  *
@@ -47,16 +45,9 @@ import java.util.function.LongSupplier;
 public final class LeaseStore implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(LeaseStore.class);
-    /** The cooldown key's target for "every target". */
-    private static final String ALL_TARGETS = "";
 
     /** A report was taken, or the lease id is unknown (never issued, released, or long expired). */
     public enum Reported { ACCEPTED, UNKNOWN_LEASE }
-
-    /** Cooldowns one proxy keeps at most, one per target. */
-    static final int MAX_COOLDOWNS_PER_PROXY = 1_000;
-    /** Cooldowns kept at most, all proxies together (about 25 MB at the longest targets). */
-    static final int MAX_COOLDOWNS = 50_000;
 
     /** A lease as held: what the client got, and its end on the monotonic clock. */
     private record Held(Lease lease, long endsAt) {
@@ -65,8 +56,6 @@ public final class LeaseStore implements AutoCloseable {
         }
     }
 
-    /** One cooldown: its end on the monotonic clock, and its place in the order of arrival. */
-    private record Cooldown(String proxy, String target, long until, long seq) { }
 
     private final OperatorConfig.Leases limits;
     private final Clock clock;
@@ -76,12 +65,7 @@ public final class LeaseStore implements AutoCloseable {
     private final ReentrantLock lock = new ReentrantLock();
     private final Map<String, Held> byId = new HashMap<>(); // guarded by lock
     private final Map<String, Set<Held>> byProxy = new HashMap<>(); // guarded by lock
-    /** proxy → target → cooldown, each proxy's oldest first. Guarded by lock. */
-    private final Map<String, LinkedHashMap<String, Cooldown>> cooldowns = new HashMap<>();
-    /** Every cooldown by {@link Cooldown#seq}, oldest first. Guarded by lock. */
-    private final TreeMap<Long, Cooldown> arrival = new TreeMap<>();
-    private long nextSeq; // guarded by lock
-    private long cooldownsDropped; // guarded by lock
+    private final Cooldowns cooldowns = new Cooldowns(); // guarded by lock
     private ScheduledExecutorService sweeper; // guarded by lock
 
     /**
@@ -149,7 +133,7 @@ public final class LeaseStore implements AutoCloseable {
                 int active = active(key, now);
                 if (active >= c.maxLeases()) {
                     atCapacity++;
-                } else if (coolingDown(key, target, now)) {
+                } else if (cooldowns.cooling(key, target, now)) {
                     inCooldown++;
                 } else if (best == null || better(c, active, best, bestActive)) {
                     best = c;
@@ -199,7 +183,7 @@ public final class LeaseStore implements AutoCloseable {
                 return Reported.UNKNOWN_LEASE;
             }
             if (result.startsCooldown()) {
-                coolDown(held.proxyKey(), target.or(held.lease()::target).orElse(ALL_TARGETS),
+                cooldowns.start(held.proxyKey(), target.or(held.lease()::target).orElse(Cooldowns.ALL_TARGETS),
                         now + limits.cooldownWindow().toNanos());
             }
             return Reported.ACCEPTED;
@@ -272,13 +256,7 @@ public final class LeaseStore implements AutoCloseable {
                     forgetFromProxy(held);
                 }
             }
-            for (Iterator<Cooldown> it = arrival.values().iterator(); it.hasNext();) {
-                Cooldown c = it.next();
-                if (now - c.until() >= 0) {
-                    it.remove();
-                    forgetCooldown(c);
-                }
-            }
+            cooldowns.sweep(now);
         } finally {
             lock.unlock();
         }
@@ -323,7 +301,7 @@ public final class LeaseStore implements AutoCloseable {
     /* test */ int stored() {
         lock.lock();
         try {
-            return byId.size() + arrival.size();
+            return byId.size() + cooldowns.size();
         } finally {
             lock.unlock();
         }
@@ -342,7 +320,7 @@ public final class LeaseStore implements AutoCloseable {
     public Counts counts() {
         lock.lock();
         try {
-            return new Counts(activeCount(), arrival.size(), cooldownsDropped);
+            return new Counts(activeCount(), cooldowns.size(), cooldowns.dropped());
         } finally {
             lock.unlock();
         }
@@ -377,58 +355,6 @@ public final class LeaseStore implements AutoCloseable {
             }
         }
         return n;
-    }
-
-    /**
-     * Starts or extends the cooldown of {proxy, target} until {@code until}; it becomes the newest,
-     * and the oldest one goes when a bound is passed.
-     */
-    private void coolDown(String proxy, String target, long until) {
-        LinkedHashMap<String, Cooldown> targets = cooldowns.computeIfAbsent(proxy, p -> new LinkedHashMap<>());
-        Cooldown previous = targets.remove(target);
-        long end = until;
-        if (previous != null) {
-            arrival.remove(previous.seq());
-            end = until - previous.until() >= 0 ? until : previous.until();
-        }
-        Cooldown c = new Cooldown(proxy, target, end, nextSeq++);
-        targets.put(target, c);
-        arrival.put(c.seq(), c);
-        if (targets.size() > MAX_COOLDOWNS_PER_PROXY) {
-            drop(targets.values().iterator().next());
-        }
-        if (arrival.size() > MAX_COOLDOWNS) {
-            drop(arrival.firstEntry().getValue());
-        }
-    }
-
-    private void drop(Cooldown c) {
-        arrival.remove(c.seq());
-        forgetCooldown(c);
-        cooldownsDropped++;
-    }
-
-    /** Removes {@code c} from its proxy's cooldowns (not from {@link #arrival}). */
-    private void forgetCooldown(Cooldown c) {
-        LinkedHashMap<String, Cooldown> targets = cooldowns.get(c.proxy());
-        if (targets != null && targets.remove(c.target(), c) && targets.isEmpty()) {
-            cooldowns.remove(c.proxy());
-        }
-    }
-
-    private boolean coolingDown(String proxy, Optional<String> target, long now) {
-        LinkedHashMap<String, Cooldown> targets = cooldowns.get(proxy);
-        if (targets == null) {
-            return false;
-        }
-        if (cooling(targets.get(ALL_TARGETS), now)) {
-            return true;
-        }
-        return target.isPresent() && cooling(targets.get(target.get()), now);
-    }
-
-    private static boolean cooling(Cooldown c, long now) {
-        return c != null && now - c.until() < 0;
     }
 
     private void forgetFromProxy(Held held) {

@@ -211,23 +211,23 @@ class LeaseStoreTest {
     void shouldKeepAtMostTheBoundOfCooldownsPerProxyDroppingTheOldest() {
         List<Candidate> fleet = List.of(proxy("a", 10L, 5), proxy("b", 20L, 5));
         Lease lease = lend(fleet, NONE);
-        for (int i = 0; i <= LeaseStore.MAX_COOLDOWNS_PER_PROXY; i++) {
+        for (int i = 0; i <= Cooldowns.PER_PROXY; i++) {
             store.report(lease.id(), ReportResult.BANNED, Optional.of("site-" + i + ".test"));
         }
 
         store.release(lease.id());
-        assertEquals(LeaseStore.MAX_COOLDOWNS_PER_PROXY, store.cooldownCount());
+        assertEquals(Cooldowns.PER_PROXY, store.cooldownCount());
         assertEquals(1, store.cooldownsDropped());
         assertEquals("a", choice(fleet, Optional.of("site-0.test")), "the oldest was dropped");
         assertEquals("b", choice(fleet, Optional.of("site-1.test")));
-        assertEquals("b", choice(fleet, Optional.of("site-" + LeaseStore.MAX_COOLDOWNS_PER_PROXY + ".test")));
+        assertEquals("b", choice(fleet, Optional.of("site-" + Cooldowns.PER_PROXY + ".test")));
     }
 
     @Test
     void shouldMakeAnExtendedCooldownTheNewestSoThatItIsDroppedLast() {
         List<Candidate> fleet = List.of(proxy("a", 10L, 5), proxy("b", 20L, 5));
         Lease lease = lend(fleet, NONE);
-        for (int i = 0; i < LeaseStore.MAX_COOLDOWNS_PER_PROXY; i++) {
+        for (int i = 0; i < Cooldowns.PER_PROXY; i++) {
             store.report(lease.id(), ReportResult.BANNED, Optional.of("site-" + i + ".test"));
         }
         store.report(lease.id(), ReportResult.RATE_LIMITED, Optional.of("site-0.test"));
@@ -240,19 +240,19 @@ class LeaseStoreTest {
 
     @Test
     void shouldKeepAtMostTheBoundOfCooldownsInAllDroppingTheOldest() {
-        int proxies = LeaseStore.MAX_COOLDOWNS / LeaseStore.MAX_COOLDOWNS_PER_PROXY + 1;
+        int proxies = Cooldowns.TOTAL / Cooldowns.PER_PROXY + 1;
         List<Lease> leases = new ArrayList<>();
         for (int p = 0; p < proxies; p++) {
             leases.add(lend(List.of(proxy("p" + p, 10L, 1)), NONE));
         }
         for (Lease lease : leases) {
-            for (int i = 0; i < LeaseStore.MAX_COOLDOWNS_PER_PROXY; i++) {
+            for (int i = 0; i < Cooldowns.PER_PROXY; i++) {
                 store.report(lease.id(), ReportResult.BANNED, Optional.of("site-" + i + ".test"));
             }
         }
 
-        assertEquals(LeaseStore.MAX_COOLDOWNS, store.cooldownCount());
-        assertEquals(LeaseStore.MAX_COOLDOWNS_PER_PROXY, store.cooldownsDropped(), "the first proxy's, oldest first");
+        assertEquals(Cooldowns.TOTAL, store.cooldownCount());
+        assertEquals(Cooldowns.PER_PROXY, store.cooldownsDropped(), "the first proxy's, oldest first");
         leases.forEach(l -> store.release(l.id()));
         assertEquals("p0", lent(List.of(proxy("p0", 10L, 1)), Optional.of("site-999.test")));
         assertInstanceOf(NoMatch.class, store.acquire(List.of(proxy("p1", 10L, 1)), Map.of(),
