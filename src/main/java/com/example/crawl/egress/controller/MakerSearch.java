@@ -1,10 +1,12 @@
 package com.example.crawl.egress.controller;
 
+import com.example.crawl.egress.api.Proxy;
 import com.example.crawl.egress.provider.ProviderException;
 import com.example.crawl.egress.provider.ProviderRegistry;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.UnaryOperator;
 
 /**
  * Which configured provider made an instance, for a Proxy recorded before the instance-provider
@@ -17,6 +19,31 @@ import java.util.Optional;
 final class MakerSearch {
 
     private MakerSearch() {
+    }
+
+    /**
+     * The provider (by config name) that made the instance in {@code pass}'s status: as recorded;
+     * for an object from before that annotation, the configured provider that, put in the spec,
+     * gives the recorded hash (the hash covers the provider, so only one can), which finds the
+     * maker after an edit of {@code spec.provider} alone; failing that, the one that has the
+     * instance ({@link #maker}); failing that, or with none in status, the spec's.
+     *
+     * @param annotated  the recorded spec hash
+     * @param hashOnName the spec hash the Proxy would have with that provider's name in its spec
+     */
+    static String of(ProviderRegistry providers, Pass pass, String annotated, UnaryOperator<String> hashOnName)
+            throws ProviderException {
+        String recorded = pass.annotation(Proxy.INSTANCE_PROVIDER_ANNOTATION);
+        if (recorded != null) {
+            return recorded;
+        }
+        Optional<String> byHash = providers.names().stream()
+                .filter(name -> annotated.equals(hashOnName.apply(name))).findFirst();
+        String providerID = pass.status().providerID();
+        if (byHash.isPresent() || providerID == null) {
+            return byHash.orElse(pass.spec().provider());
+        }
+        return maker(providers, pass.spec().provider(), providerID);
     }
 
     /**

@@ -252,27 +252,10 @@ public final class ProxyReconciler {
         return observe(pass, provider, instance);
     }
 
-    /**
-     * The provider (by config name) that made the instance: as recorded; for an object from before
-     * that annotation, the configured provider that, put in the spec, gives the recorded hash (the
-     * hash covers the provider, so only one can), which finds the maker after an edit of
-     * {@code spec.provider} alone; failing that, the one that has the instance in status
-     * ({@link MakerSearch}); failing that, or with none in status, the spec's.
-     */
+    /** The provider that made the instance ({@link MakerSearch#of}). */
     private String maker(Pass pass, Shape shape, String annotated) throws ProviderException {
-        String recorded = pass.annotation(Proxy.INSTANCE_PROVIDER_ANNOTATION);
-        if (recorded != null) {
-            return recorded;
-        }
-        Optional<String> byHash = providers.names().stream()
-                .filter(name -> annotated.equals(SpecHash.of(pass.spec().withProvider(name), shape.cloudInit(),
-                        shape.credentials().version())))
-                .findFirst();
-        String providerID = pass.status().providerID();
-        if (byHash.isPresent() || providerID == null) {
-            return byHash.orElse(pass.spec().provider());
-        }
-        return MakerSearch.maker(providers, pass.spec().provider(), providerID);
+        return MakerSearch.of(providers, pass, annotated,
+                name -> SpecHash.of(pass.spec().withProvider(name), shape.cloudInit(), shape.credentials().version()));
     }
 
     /** The annotations recording what the instance is made from and which provider made it. */
