@@ -397,7 +397,8 @@ public final class KvmLab implements AutoCloseable {
         }
     }
 
-    private static void pause() {
+    /** Between two looks at something outside that tells nobody when it is ready (a boot, a lease). */
+    static void pause() {
         try {
             Thread.sleep(POLL);
         } catch (InterruptedException e) {

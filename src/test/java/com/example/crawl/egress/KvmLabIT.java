@@ -203,7 +203,7 @@ class KvmLabIT {
                 assertEquals(0, reply.exit(), () -> reply + "\n" + lab.serialConsole(domain));
                 return reply;
             }
-            pause(); // Squid starts a moment after the lease
+            KvmLab.pause(); // Squid starts a moment after the lease
         }
     }
 
@@ -250,15 +250,6 @@ class KvmLabIT {
             String err = new String(process.getErrorStream().readAllBytes());
             process.waitFor(20, TimeUnit.SECONDS);
             return new KvmLab.Outcome(process.exitValue(), out, err);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
-        }
-    }
-
-    private static void pause() {
-        try {
-            Thread.sleep(250);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException(e);
