@@ -7,7 +7,7 @@ import java.util.Objects;
  * How one reconcile ended, and so what the worker loop does with the key. There is no
  * "requeue now" flag: a reconcile that wants to run again soon asks for a short delay.
  */
-sealed interface Outcome {
+public sealed interface Outcome {
 
     /** Nothing to do until the object or its health changes: the key's backoff is reset. */
     record Done() implements Outcome { }

@@ -7,7 +7,7 @@ import java.util.Objects;
  * What the work queue holds for a {@code Proxy}: its namespace and name, never the object, so
  * that a reconcile always reads the newest cached version.
  */
-public record ProxyKey(String namespace, String name) {
+public record ProxyKey(String namespace, String name) implements ObjectKey {
 
     public ProxyKey {
         Objects.requireNonNull(namespace, "namespace");
