@@ -10,6 +10,8 @@ import com.example.crawl.egress.controller.ProxyController;
 import com.example.crawl.egress.controller.ProxyInformers;
 import com.example.crawl.egress.controller.ProxyKey;
 import com.example.crawl.egress.controller.ProxyReconciler;
+import com.example.crawl.egress.controller.ReconcileRecorder;
+import com.example.crawl.egress.controller.Workers;
 import com.example.crawl.egress.discovery.DiscoveryServer;
 import com.example.crawl.egress.events.EventRecorder;
 import com.example.crawl.egress.gc.OrphanSweeper;
@@ -18,8 +20,14 @@ import com.example.crawl.egress.health.HealthEngine;
 import com.example.crawl.egress.lease.LeaseStore;
 import com.example.crawl.egress.log.LogSetup;
 import com.example.crawl.egress.metrics.Metrics;
+import com.example.crawl.egress.pool.BanCounts;
+import com.example.crawl.egress.pool.ClusterPoolStore;
+import com.example.crawl.egress.pool.PoolInformer;
+import com.example.crawl.egress.pool.PoolKey;
+import com.example.crawl.egress.pool.PoolReconciler;
 import com.example.crawl.egress.provider.ProviderDecorator;
 import com.example.crawl.egress.providerhealth.ProviderHealthMonitor;
+import com.example.crawl.egress.queue.QueueRecorder;
 import com.example.crawl.egress.queue.RateLimiter;
 import com.example.crawl.egress.queue.WorkQueue;
 import com.example.crawl.egress.tracing.Telemetry;
@@ -54,6 +62,8 @@ public final class Main {
     static final int EXIT_USAGE = 2;
     private static final Duration DRAIN_TIMEOUT = Duration.ofSeconds(30);
     private static final Duration SYNC_TIMEOUT = Duration.ofMinutes(2);
+    /** Pool reconciles are short (cache reads, a few writes); two workers keep one slow API call from stalling all pools. */
+    private static final int POOL_WORKERS = 2;
 
     private Main() {
     }
@@ -119,6 +129,14 @@ public final class Main {
                 config.reconcile().maxConcurrentReconciles(), Thread.ofPlatform().name("reconcile-", 0).factory(),
                 DRAIN_TIMEOUT, new ProxyController.Instrumentation(metrics.reconciles(), System::nanoTime,
                         telemetry.tracer())));
+        PoolInformer pools = shutdown.register(INFORMERS, new PoolInformer(client, config.proxyNamespace(), informers));
+        WorkQueue<PoolKey> poolQueue = new WorkQueue<>(RateLimiter.defaultControllerLimiter(System::nanoTime),
+                System::nanoTime, QueueRecorder.NONE);
+        Workers<PoolKey> poolController = shutdown.register(WORKERS, new Workers<>("ProxyPool", "pool",
+                new PoolReconciler(new ClusterPoolStore(client, pools, informers), BanCounts.NONE,
+                        config.reconcile().driftPoll(), config.reconcile().requeueNow(), Clock.systemUTC())::reconcile,
+                poolQueue, POOL_WORKERS, Thread.ofPlatform().name("pool-", 0).factory(), DRAIN_TIMEOUT,
+                new Workers.Instrumentation(ReconcileRecorder.NONE, System::nanoTime, telemetry.tracer())));
         OrphanSweeper gc = shutdown.register(WORKERS, new OrphanSweeper(client, backend.providers(), config.gc(),
                 config.proxyNamespace(), metrics.gc(), telemetry.tracer())); // stops before the queue drains
         // A thread per callback: a lost lease must be handled even while a start is still running.
@@ -126,6 +144,7 @@ public final class Main {
                 Thread.ofPlatform().name("leader-", 0).factory()));
         LeaderElection election = shutdown.register(LEADERSHIP, leaderElection(client, config, () -> {
             controller.start();
+            poolController.start();
             engine.start();
             providerHealth.start();
             gc.start();
@@ -134,8 +153,8 @@ public final class Main {
         // Every replica: readiness, discovery (bound now, so a taken port fails fast), leases, /metrics.
         if (config.endpoints().health().isPresent()) {
             shutdown.register(LISTENERS, StartException.listening("health-address", config.endpoints().health().get(),
-                    a -> new HealthEndpoints(a, () -> informers.hasSynced()
-                            && (!election.isLeader() || controller.workersAlive())))).start();
+                    a -> new HealthEndpoints(a, () -> informers.hasSynced() && pools.hasSynced()
+                            && (!election.isLeader() || controller.workersAlive() && poolController.workersAlive())))).start();
         }
         LeaseStore leases = shutdown.register(LEASES, new LeaseStore(config.leases(), Clock.systemUTC(), System::nanoTime));
         DiscoveryServer discovery = shutdown.register(LISTENERS, StartException.listening("discovery-address",
@@ -153,8 +172,10 @@ public final class Main {
 
         events.start();
         informers.observe(engine::changed); // a new address is probed at once, not on the next tick
+        pools.start(poolController::enqueue); // first: the members' first list enqueues their pools
         informers.start(controller::enqueue);
         informers.awaitSynced(SYNC_TIMEOUT, client.getMasterUrl().toString());
+        pools.awaitSynced(SYNC_TIMEOUT, client.getMasterUrl().toString());
         LoggerFactory.getLogger(Main.class).atDebug().log("Caches synced");
         leases.start();
         discovery.start();

@@ -4,6 +4,7 @@ import com.example.crawl.egress.api.CloudInit;
 import com.example.crawl.egress.api.CredentialsSecret;
 import com.example.crawl.egress.api.Proxy;
 import com.example.crawl.egress.api.ProxyCredentials;
+import com.example.crawl.egress.api.ProxyPool;
 import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.api.model.OwnerReference;
 import io.fabric8.kubernetes.api.model.Secret;
@@ -20,6 +21,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.stream.Stream;
@@ -44,6 +46,7 @@ import java.util.stream.Stream;
 public final class ProxyInformers implements AutoCloseable {
 
     private static final String BY_SECRET = "cloudInitSecret";
+    private static final String BY_POOL = "pool";
 
     private final SharedIndexInformer<Proxy> proxies;
     private final SharedIndexInformer<Secret> secrets;
@@ -65,7 +68,7 @@ public final class ProxyInformers implements AutoCloseable {
             credentials = client.secrets().inNamespace(namespace).withLabel(Proxy.CREDENTIALS_SECRET_LABEL, "true")
                     .runnableInformer(0);
         }
-        proxies.addIndexers(Map.of(BY_SECRET, ProxyInformers::secretRefs));
+        proxies.addIndexers(Map.of(BY_SECRET, ProxyInformers::secretRefs, BY_POOL, ProxyInformers::poolOwner));
     }
 
     /**
@@ -107,6 +110,44 @@ public final class ProxyInformers implements AutoCloseable {
     }
 
     /**
+     * Hands the key of the ProxyPool that owns a Proxy (its controller owner reference) to
+     * {@code owner} whenever that Proxy is added, changed in any way (status included) or deleted:
+     * the pool controller counts Ready members. Call before {@link #start}; {@code owner} runs on
+     * the informer's thread and must not block.
+     */
+    public void observePoolMembers(BiConsumer<String, String> owner) {
+        proxies.addEventHandler(new ResourceEventHandler<>() {
+            @Override
+            public void onAdd(Proxy proxy) {
+                notify(proxy);
+            }
+
+            @Override
+            public void onUpdate(Proxy before, Proxy after) {
+                notify(after);
+            }
+
+            @Override
+            public void onDelete(Proxy proxy, boolean finalStateUnknown) {
+                notify(proxy);
+            }
+
+            private void notify(Proxy proxy) {
+                poolOwner(proxy).forEach(key -> owner.accept(proxy.getMetadata().getNamespace(),
+                        key.substring(key.indexOf('/') + 1)));
+            }
+        });
+    }
+
+    /**
+     * The cached Proxies of {@code namespace} whose controller owner reference names the
+     * ProxyPool {@code pool}, whatever its UID. Found through an index, not a scan.
+     */
+    public List<Proxy> poolMembers(String namespace, String pool) {
+        return proxies.getIndexer().byIndex(BY_POOL, Cache.namespaceKeyFunc(namespace, pool));
+    }
+
+    /**
      * Waits for the first list of every cache; call after {@link #start}.
      *
      * @param api the API server's URL, for the message
@@ -139,6 +180,11 @@ public final class ProxyInformers implements AutoCloseable {
         NotSynced(String message) {
             super(message);
         }
+    }
+
+    /** A {@link NotSynced} for another informer (the pool informer's), so that start fails the same way. */
+    public static NotSynced notSynced(String message) {
+        return new NotSynced(message);
     }
 
     /** Whether every cache has completed its first list: part of readiness. */
@@ -184,6 +230,15 @@ public final class ProxyInformers implements AutoCloseable {
             return List.of();
         }
         return List.of(Cache.namespaceKeyFunc(proxy.getMetadata().getNamespace(), cloudInit.secretRef().name()));
+    }
+
+    /** {@code namespace/pool} of the ProxyPool a Proxy's controller owner reference names, if any. */
+    private static List<String> poolOwner(Proxy proxy) {
+        List<OwnerReference> refs = proxy.getMetadata().getOwnerReferences();
+        return refs == null ? List.of() : refs.stream()
+                .filter(r -> ProxyPool.KIND.equals(r.getKind()) && Boolean.TRUE.equals(r.getController())
+                        && r.getApiVersion() != null && r.getApiVersion().startsWith(Proxy.GROUP + "/"))
+                .map(r -> Cache.namespaceKeyFunc(proxy.getMetadata().getNamespace(), r.getName())).toList();
     }
 
     /** Whether anything but status and resourceVersion changed between two versions. */

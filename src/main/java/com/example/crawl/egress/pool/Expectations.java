@@ -1,0 +1,77 @@
+package com.example.crawl.egress.pool;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * The members this process created or deleted and its cache does not show yet, per pool, as
+ * client-go's ReplicaSet controller keeps them: a create is counted as a member (a {@link Member}
+ * ghost) and a delete as gone until the cache catches up, or until {@link #TTL} passes, so a slow
+ * watch never makes the controller create or delete twice. Held in memory only: a new process
+ * starts from a fresh list of the API, which shows every write that was made.
+ *
+ * <p>Thread-safe; a pool's entries are only changed by the worker that holds its key.
+ */
+final class Expectations {
+
+    /** How long an expectation waits for the cache; client-go waits as long. */
+    static final Duration TTL = Duration.ofMinutes(5);
+
+    private record Created(String placement, String hash, Instant at) { }
+
+    private final Map<PoolKey, Map<String, Created>> creates = new ConcurrentHashMap<>();
+    private final Map<PoolKey, Map<String, Instant>> deletes = new ConcurrentHashMap<>();
+
+    void created(PoolKey pool, String name, String placement, String hash, Instant at) {
+        creates.computeIfAbsent(pool, k -> new ConcurrentHashMap<>()).put(name, new Created(placement, hash, at));
+    }
+
+    void createFailed(PoolKey pool, String name) {
+        creates.getOrDefault(pool, Map.of()).remove(name);
+    }
+
+    void deleted(PoolKey pool, String name, Instant at) {
+        deletes.computeIfAbsent(pool, k -> new ConcurrentHashMap<>()).put(name, at);
+    }
+
+    /**
+     * Forgets what the cache now shows ({@code cached}: the names of the pool's cached members that
+     * are not being deleted) or what is older than {@link #TTL}.
+     */
+    void observe(PoolKey pool, Set<String> cached, Instant now) {
+        creates.getOrDefault(pool, Map.of()).entrySet()
+                .removeIf(e -> cached.contains(e.getKey()) || expired(e.getValue().at(), now));
+        deletes.getOrDefault(pool, Map.of()).entrySet()
+                .removeIf(e -> !cached.contains(e.getKey()) || expired(e.getValue(), now));
+    }
+
+    /** The created members the cache does not show yet. */
+    List<Member> ghosts(PoolKey pool) {
+        return creates.getOrDefault(pool, Map.of()).entrySet().stream()
+                .map(e -> Member.ghost(e.getKey(), e.getValue().placement(), e.getValue().hash(), e.getValue().at()))
+                .toList();
+    }
+
+    /** Whether this process deleted the member and the cache still shows it alive. */
+    boolean deleting(PoolKey pool, String name) {
+        return deletes.getOrDefault(pool, Map.of()).containsKey(name);
+    }
+
+    /** Whether anything is still awaited for the pool. */
+    boolean pending(PoolKey pool) {
+        return !creates.getOrDefault(pool, Map.of()).isEmpty() || !deletes.getOrDefault(pool, Map.of()).isEmpty();
+    }
+
+    void forget(PoolKey pool) {
+        creates.remove(pool);
+        deletes.remove(pool);
+    }
+
+    private static boolean expired(Instant at, Instant now) {
+        return !at.plus(TTL).isAfter(now);
+    }
+}

@@ -1,0 +1,387 @@
+package com.example.crawl.egress.pool;
+
+import com.example.crawl.egress.api.Durations;
+import com.example.crawl.egress.api.Proxy;
+import com.example.crawl.egress.api.ProxyPool;
+import com.example.crawl.egress.api.ProxyPoolStatus;
+import com.example.crawl.egress.api.Rotation;
+import com.example.crawl.egress.controller.ObjectChangedException;
+import com.example.crawl.egress.controller.Outcome;
+import io.fabric8.kubernetes.api.model.IntOrString;
+import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
+import io.fabric8.kubernetes.api.model.OwnerReference;
+import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.security.SecureRandom;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.stream.Collectors;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Makes a ProxyPool's members match its spec. One call of {@link #reconcile} reads the pool and
+ * its members from the cache, lets {@link PoolPlan} decide, carries the decision out (retire,
+ * delete, update in place, create) and writes the status once, if it changed.
+ *
+ * <p>Members are found by their controller owner reference. A member whose pool is gone, or
+ * belongs to an earlier pool of the same name, is deleted, after a read of the API confirms the
+ * pool is gone: a real API server's garbage collector would delete it too, and one without (the
+ * mock server of local mode) needs the controller to. A pool being deleted has its members
+ * deleted, unless it is deleted with {@code propagationPolicy: Orphan}.
+ *
+ * <p>Creates go in batches of 1, 2, 4, ... and stop at the first failure, as a ReplicaSet's do,
+ * so a template that cannot be made costs one failed request a pass, not {@code replicas}.
+ *
+ * <p>Thread-safe: the work queue never hands one pool to two workers at once.
+ */
+public final class PoolReconciler {
+
+    private static final Logger LOG = LoggerFactory.getLogger(PoolReconciler.class);
+    private static final String ALPHABET = "abcdefghijklmnopqrstuvwxyz234567";
+    private static final String ORPHAN_FINALIZER = "orphan";
+
+    private final PoolStore store;
+    private final BanCounts bans;
+    private final Duration resync;
+    private final Duration requeueNow;
+    private final Clock clock;
+    private final Expectations expectations = new Expectations();
+    private final SecureRandom random = new SecureRandom();
+
+    /**
+     * @param resync     the longest a pool goes without a pass ({@code --drift-poll})
+     * @param requeueNow the short wait before looking again ({@code --requeue-now})
+     */
+    public PoolReconciler(PoolStore store, BanCounts bans, Duration resync, Duration requeueNow, Clock clock) {
+        this.store = store;
+        this.bans = bans;
+        this.resync = resync;
+        this.requeueNow = requeueNow;
+        this.clock = clock;
+    }
+
+    /** Reconciles one pool. Blocks on API calls; an expected failure comes back as an {@link Outcome}. */
+    public Outcome reconcile(PoolKey key) {
+        try {
+            Optional<ProxyPool> cached = store.pool(key);
+            if (cached.isEmpty()) {
+                return orphaned(key);
+            }
+            ProxyPool pool = cached.get();
+            deleteForeign(key, pool.getMetadata().getUid());
+            if (pool.getMetadata().getDeletionTimestamp() != null) {
+                return deleting(key, pool);
+            }
+            return converge(key, pool);
+        } catch (ObjectChangedException e) {
+            return new Outcome.Conflict(e.getMessage());
+        } catch (KubernetesClientException e) {
+            return new Outcome.Failed("Kubernetes API request failed: " + e.getMessage(), e);
+        }
+    }
+
+    /** The pool is not in the cache: its members go, once the API confirms it is gone. */
+    private Outcome orphaned(PoolKey key) {
+        List<Proxy> members = store.members(key);
+        if (members.isEmpty()) {
+            expectations.forget(key);
+            return Outcome.DONE;
+        }
+        Optional<ProxyPool> live = store.readPool(key);
+        if (live.isPresent()) {
+            return Outcome.after(requeueNow); // the cache has not seen the pool yet
+        }
+        for (Proxy m : members) {
+            deleteMember(key, m, "its pool is gone");
+        }
+        expectations.forget(key);
+        return Outcome.DONE;
+    }
+
+    /** Deletes the members an earlier pool of this name left (another owner UID). */
+    private void deleteForeign(PoolKey key, String uid) {
+        for (Proxy m : store.members(key)) {
+            if (!uid.equals(ownerUid(m))) {
+                deleteMember(key, m, "it belongs to an earlier pool of this name");
+            }
+        }
+    }
+
+    private Outcome deleting(PoolKey key, ProxyPool pool) {
+        List<String> finalizers = pool.getMetadata().getFinalizers();
+        if (finalizers != null && finalizers.contains(ORPHAN_FINALIZER)) {
+            return Outcome.DONE; // the garbage collector orphans the members, and they stay
+        }
+        for (Proxy m : store.members(key)) {
+            deleteMember(key, m, "its pool is being deleted");
+        }
+        return Outcome.DONE;
+    }
+
+    private void deleteMember(PoolKey key, Proxy member, String why) {
+        if (member.getMetadata().getDeletionTimestamp() != null) {
+            return;
+        }
+        LOG.atInfo().addKeyValue("member", member.getMetadata().getName()).addKeyValue("reason", why)
+                .log("Deleting pool member");
+        store.delete(key.namespace(), member.getMetadata().getName());
+        expectations.deleted(key, member.getMetadata().getName(), clock.instant());
+    }
+
+    private Outcome converge(PoolKey key, ProxyPool pool) throws ObjectChangedException {
+        Instant now = clock.instant();
+        String uid = pool.getMetadata().getUid();
+        List<String> violations = new ArrayList<>(MemberTemplate.violations(pool));
+        PoolPlan.Rules rules = PoolPlan.Rules.NONE;
+        try {
+            rules = rules(pool.getSpec().rotation(), key.namespace());
+        } catch (IllegalArgumentException e) {
+            violations.add(e.getMessage());
+        }
+        PoolPlan.Limits limits = limits(pool);
+        List<Proxy> cached = store.members(key).stream().filter(m -> uid.equals(ownerUid(m))).toList();
+        List<Proxy> alive = cached.stream().filter(m -> m.getMetadata().getDeletionTimestamp() == null).toList();
+        expectations.observe(key, alive.stream().map(m -> m.getMetadata().getName()).collect(Collectors.toSet()), now);
+        List<Member> members = new ArrayList<>();
+        for (Proxy p : alive) {
+            if (!expectations.deleting(key, p.getMetadata().getName())) {
+                members.add(Member.of(p, now));
+            }
+        }
+        PoolStatusView.Counts observed = counts(members, List.of(), Set.of());
+        if (!violations.isEmpty()) {
+            String message = String.join("; ", violations);
+            writeStatus(pool, PoolStatusView.of(pool, limits, observed, false,
+                    Optional.of(new PoolStatusView.Failure("InvalidTemplate", message)), now));
+            return Outcome.after(resync);
+        }
+        members.addAll(expectations.ghosts(key));
+        Map<String, MemberTemplate> templates = MemberTemplate.of(pool);
+        PoolPlan.Decision decision = PoolPlan.decide(limits, PoolPlan.weighted(templates), members, rules, now);
+
+        for (PoolPlan.Retirement r : decision.retire()) {
+            retire(r);
+        }
+        for (Member m : decision.delete()) {
+            deleteMember(key, m.proxy(), m.retired().map(r -> "retired: " + r)
+                    .orElse(m.ready() ? "the pool has more members than it needs" : "it is not Ready and on its way out"));
+        }
+        for (Member m : decision.good()) {
+            if (!m.ghost()) {
+                updateInPlace(m, templates.get(m.placement()));
+            }
+        }
+        Optional<PoolStatusView.Failure> failure = create(key, pool, templates, decision.create(), now);
+
+        Set<String> deleted = decision.delete().stream().map(Member::name).collect(Collectors.toSet());
+        PoolStatusView.Counts counts = counts(members, decision.good(), deleted);
+        boolean settled = decision.idle() && !expectations.pending(key) && counts.replicas() == limits.replicas()
+                && counts.updated() == limits.replicas() && counts.ready() == limits.replicas();
+        writeStatus(pool, PoolStatusView.of(pool, limits, counts, settled, failure, now));
+        if (failure.isPresent()) {
+            return new Outcome.Failed(failure.get().message(), null);
+        }
+        Duration next = decision.nextCheck().map(t -> Duration.between(now, t)).filter(d -> d.compareTo(resync) < 0)
+                .orElse(resync);
+        return Outcome.after(next.isNegative() || next.isZero() ? requeueNow : next);
+    }
+
+    private static PoolStatusView.Counts counts(List<Member> members, List<Member> good, Set<String> deleted) {
+        int replicas = 0;
+        int ready = 0;
+        for (Member m : members) {
+            if (!m.ghost() && !deleted.contains(m.name())) {
+                replicas++;
+                ready += m.ready() ? 1 : 0;
+            }
+        }
+        int updated = (int) good.stream().filter(m -> !m.ghost()).count();
+        return new PoolStatusView.Counts(replicas, ready, updated);
+    }
+
+    private void retire(PoolPlan.Retirement r) throws ObjectChangedException {
+        Proxy copy = copy(r.member().proxy());
+        Map<String, String> annotations = new HashMap<>(Objects.requireNonNullElse(copy.getMetadata().getAnnotations(),
+                Map.of()));
+        annotations.put(ProxyPool.RETIRED_ANNOTATION, r.reason().name());
+        copy.getMetadata().setAnnotations(annotations);
+        store.update(copy);
+        LOG.atInfo().addKeyValue("member", r.member().name()).addKeyValue("reason", r.reason().name())
+                .log("Retired pool member; discovery no longer lends it");
+    }
+
+    /** Brings a member's attributes, {@code maxLeases}, health check, labels and annotations to the template's. */
+    private void updateInPlace(Member m, MemberTemplate template) throws ObjectChangedException {
+        Proxy proxy = m.proxy();
+        Map<String, String> labels = new HashMap<>(Objects.requireNonNullElse(proxy.getMetadata().getLabels(), Map.of()));
+        Map<String, String> annotations = new HashMap<>(Objects.requireNonNullElse(proxy.getMetadata().getAnnotations(),
+                Map.of()));
+        boolean metadata = !labels.entrySet().containsAll(template.labels().entrySet())
+                || !annotations.entrySet().containsAll(template.annotations().entrySet());
+        if (!metadata && !template.differsInPlace(proxy.getSpec())) {
+            return;
+        }
+        Proxy copy = copy(proxy);
+        labels.putAll(template.labels());
+        annotations.putAll(template.annotations());
+        copy.getMetadata().setLabels(labels);
+        copy.getMetadata().setAnnotations(annotations);
+        copy.setSpec(template.inPlace(proxy.getSpec()));
+        store.update(copy);
+    }
+
+    /** Creates in batches of 1, 2, 4, ...; stops at the first failure, which it returns. */
+    private Optional<PoolStatusView.Failure> create(PoolKey key, ProxyPool pool, Map<String, MemberTemplate> templates,
+            List<String> placements, Instant now) {
+        int done = 0;
+        for (int batch = 1; done < placements.size(); batch *= 2) {
+            for (String placement : placements.subList(done, Math.min(placements.size(), done + batch))) {
+                MemberTemplate template = templates.get(placement);
+                Proxy member = member(pool, template);
+                String name = member.getMetadata().getName();
+                expectations.created(key, name, placement, template.hash(), now); // before: a lost answer still counts
+                try {
+                    if (!store.create(member)) {
+                        expectations.createFailed(key, name); // a name taken by chance: the next pass makes another
+                    }
+                } catch (KubernetesClientException e) {
+                    if (!madeAnyway(key.namespace(), name)) {
+                        expectations.createFailed(key, name);
+                    }
+                    return Optional.of(new PoolStatusView.Failure("CreateFailed", "creating member " + name
+                            + " failed: " + e.getMessage()));
+                }
+                done++;
+            }
+        }
+        if (!placements.isEmpty()) {
+            LOG.atInfo().addKeyValue("members", placements.size()).log("Created pool members");
+        }
+        return Optional.empty();
+    }
+
+    /** Whether a create that failed on the wire was made all the same; unknown counts as made. */
+    private boolean madeAnyway(String namespace, String name) {
+        try {
+            return store.readProxy(namespace, name).isPresent();
+        } catch (KubernetesClientException e) {
+            return true; // the expectation runs out on its own
+        }
+    }
+
+    private Proxy member(ProxyPool pool, MemberTemplate template) {
+        Proxy p = new Proxy();
+        p.setMetadata(new ObjectMetaBuilder().withNamespace(pool.getMetadata().getNamespace())
+                .withName(pool.getMetadata().getName() + "-" + suffix(pool.getMetadata().getUid()))
+                .withLabels(template.labels()).withAnnotations(template.annotations().isEmpty() ? null
+                        : template.annotations())
+                .withOwnerReferences(owner(pool)).build());
+        p.setSpec(template.spec());
+        return p;
+    }
+
+    static OwnerReference owner(ProxyPool pool) {
+        return new OwnerReferenceBuilder().withApiVersion(Proxy.GROUP + "/" + Proxy.VERSION).withKind(ProxyPool.KIND)
+                .withName(pool.getMetadata().getName()).withUid(pool.getMetadata().getUid()).withController(true)
+                .withBlockOwnerDeletion(true).build();
+    }
+
+    /** The UID of the ProxyPool a Proxy's controller owner reference names, or null. */
+    static String ownerUid(Proxy proxy) {
+        List<OwnerReference> refs = proxy.getMetadata().getOwnerReferences();
+        if (refs == null) {
+            return null;
+        }
+        return refs.stream().filter(r -> ProxyPool.KIND.equals(r.getKind()) && Boolean.TRUE.equals(r.getController()))
+                .map(OwnerReference::getUid).findFirst().orElse(null);
+    }
+
+    /** Eight characters of a hash of the pool's UID and a random nonce, in a DNS-safe alphabet. */
+    private String suffix(String uid) {
+        byte[] nonce = new byte[16];
+        random.nextBytes(nonce);
+        try {
+            MessageDigest sha = MessageDigest.getInstance("SHA-256");
+            sha.update(uid.getBytes(StandardCharsets.UTF_8));
+            byte[] digest = sha.digest(HexFormat.of().formatHex(nonce).getBytes(StandardCharsets.UTF_8));
+            StringBuilder out = new StringBuilder(8);
+            for (int i = 0; i < 8; i++) {
+                out.append(ALPHABET.charAt(digest[i] & 31));
+            }
+            return out.toString();
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("every JDK has SHA-256", e);
+        }
+    }
+
+    private void writeStatus(ProxyPool pool, ProxyPoolStatus status) throws ObjectChangedException {
+        if (status.equals(pool.getStatus())) {
+            return;
+        }
+        ProxyPool copy = new ProxyPool();
+        copy.setMetadata(pool.getMetadata());
+        copy.setSpec(pool.getSpec());
+        copy.setStatus(status);
+        store.updateStatus(copy);
+    }
+
+    /** The counts {@code maxSurge} and {@code maxUnavailable} resolve to; both 0 (refused by the CRD) is read as a surge of 1. */
+    static PoolPlan.Limits limits(ProxyPool pool) {
+        int replicas = Math.max(0, pool.getSpec().replicas());
+        Rotation rotation = pool.getSpec().rotation();
+        int surge = resolve(rotation.maxSurge(), replicas, true);
+        int unavailable = resolve(rotation.maxUnavailable(), replicas, false);
+        if (surge == 0 && unavailable == 0) {
+            surge = 1;
+        }
+        return new PoolPlan.Limits(replicas, surge, Math.min(unavailable, replicas));
+    }
+
+    /** A count, or a percentage of {@code replicas} rounded up (surge) or down (unavailable), as a Deployment's. */
+    static int resolve(IntOrString value, int replicas, boolean roundUp) {
+        if (value.getIntVal() != null) {
+            return Math.max(0, value.getIntVal());
+        }
+        String s = value.getStrVal().trim();
+        if (!s.endsWith("%")) {
+            return Math.max(0, Integer.parseInt(s));
+        }
+        long percent = Long.parseLong(s.substring(0, s.length() - 1));
+        long scaled = percent * replicas;
+        return (int) (roundUp ? (scaled + 99) / 100 : scaled / 100);
+    }
+
+    private PoolPlan.Rules rules(Rotation rotation, String namespace) {
+        Optional<Duration> maxAge = Optional.ofNullable(rotation.maxAge())
+                .map(v -> Durations.parse("spec.rotation.maxAge", v));
+        Optional<Duration> unhealthy = Optional.ofNullable(rotation.replaceUnhealthyAfter())
+                .map(v -> Durations.parse("spec.rotation.replaceUnhealthyAfter", v));
+        if (rotation.recycleAfterBans() == null) {
+            return new PoolPlan.Rules(maxAge, unhealthy, Optional.empty(), m -> 0);
+        }
+        Duration window = Durations.parse("spec.rotation.recycleAfterBans.window", rotation.recycleAfterBans().window());
+        return new PoolPlan.Rules(maxAge, unhealthy, Optional.of(rotation.recycleAfterBans().targets()),
+                m -> bans.distinctTargets(namespace + "/" + m.name(), window));
+    }
+
+    private static Proxy copy(Proxy proxy) {
+        Proxy copy = new Proxy();
+        copy.setMetadata(new ObjectMetaBuilder(proxy.getMetadata()).build());
+        copy.setSpec(proxy.getSpec());
+        copy.setStatus(proxy.getStatus());
+        return copy;
+    }
+}
