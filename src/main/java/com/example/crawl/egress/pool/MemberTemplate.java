@@ -67,6 +67,10 @@ record MemberTemplate(Placement placement, ProxySpec spec, Map<String, String> l
         if (spec.template().spec().mode() != ProxySpec.Mode.Managed) {
             out.add("spec.template.spec.mode: must be Managed, a pool provisions its members");
         }
+        if (pool.getMetadata().getName().length() > ProxyPool.MAX_NAME_LENGTH) {
+            out.add("metadata.name: at most " + ProxyPool.MAX_NAME_LENGTH
+                    + " characters, since it is a label value and a prefix of every member's name");
+        }
         if (spec.replicas() < 0) {
             out.add("spec.replicas: must not be negative");
         }

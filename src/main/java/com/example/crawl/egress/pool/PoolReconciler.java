@@ -296,7 +296,7 @@ public final class PoolReconciler {
     static OwnerReference owner(ProxyPool pool) {
         return new OwnerReferenceBuilder().withApiVersion(Proxy.GROUP + "/" + Proxy.VERSION).withKind(ProxyPool.KIND)
                 .withName(pool.getMetadata().getName()).withUid(pool.getMetadata().getUid()).withController(true)
-                .withBlockOwnerDeletion(true).build();
+                .build();
     }
 
     /** The UID of the ProxyPool a Proxy's controller owner reference names, or null. */
