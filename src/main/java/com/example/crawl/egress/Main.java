@@ -10,7 +10,6 @@ import com.example.crawl.egress.controller.ProxyController;
 import com.example.crawl.egress.controller.ProxyInformers;
 import com.example.crawl.egress.controller.ProxyKey;
 import com.example.crawl.egress.controller.ProxyReconciler;
-import com.example.crawl.egress.controller.ReconcileRecorder;
 import com.example.crawl.egress.controller.Workers;
 import com.example.crawl.egress.discovery.DiscoveryServer;
 import com.example.crawl.egress.events.EventRecorder;
@@ -27,7 +26,6 @@ import com.example.crawl.egress.pool.PoolKey;
 import com.example.crawl.egress.pool.PoolReconciler;
 import com.example.crawl.egress.provider.ProviderDecorator;
 import com.example.crawl.egress.providerhealth.ProviderHealthMonitor;
-import com.example.crawl.egress.queue.QueueRecorder;
 import com.example.crawl.egress.queue.RateLimiter;
 import com.example.crawl.egress.queue.WorkQueue;
 import com.example.crawl.egress.tracing.Telemetry;
@@ -131,12 +129,12 @@ public final class Main {
                         telemetry.tracer())));
         PoolInformer pools = shutdown.register(INFORMERS, new PoolInformer(client, config.proxyNamespace(), informers));
         WorkQueue<PoolKey> poolQueue = new WorkQueue<>(RateLimiter.defaultControllerLimiter(System::nanoTime),
-                System::nanoTime, QueueRecorder.NONE);
+                System::nanoTime, metrics.poolQueue());
         Workers<PoolKey> poolController = shutdown.register(WORKERS, new Workers<>("ProxyPool", "pool",
                 new PoolReconciler(new ClusterPoolStore(client, pools, informers), BanCounts.NONE,
                         config.reconcile().driftPoll(), config.reconcile().requeueNow(), Clock.systemUTC())::reconcile,
                 poolQueue, POOL_WORKERS, Thread.ofPlatform().name("pool-", 0).factory(), DRAIN_TIMEOUT,
-                new Workers.Instrumentation(ReconcileRecorder.NONE, System::nanoTime, telemetry.tracer())));
+                new Workers.Instrumentation(metrics.poolReconciles(), System::nanoTime, telemetry.tracer())));
         OrphanSweeper gc = shutdown.register(WORKERS, new OrphanSweeper(client, backend.providers(), config.gc(),
                 config.proxyNamespace(), metrics.gc(), telemetry.tracer())); // stops before the queue drains
         // A thread per callback: a lost lease must be handled even while a start is still running.
@@ -163,7 +161,8 @@ public final class Main {
                         new DiscoveryServer.Instrumentation(metrics.leases(), metrics.discoveryRequests(),
                                 telemetry.openTelemetry()))));
         metrics.readAtScrape(new Metrics.Sources(informers::proxies, leases::counts, queue::stats,
-                election::isLeader, config.leaderElection().id(), config.reconcile().maxConcurrentReconciles()));
+                election::isLeader, config.leaderElection().id(), config.reconcile().maxConcurrentReconciles(),
+                Optional.of(poolQueue::stats), POOL_WORKERS));
         metrics.readProviderChecks(providerHealth::readings);
         if (config.endpoints().metrics().isPresent()) {
             shutdown.register(LISTENERS, StartException.listening("metrics-address", config.endpoints().metrics().get(),

@@ -21,6 +21,7 @@ import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BooleanSupplier;
@@ -41,8 +42,11 @@ public final class Metrics {
 
     /** Every metric of ours starts with this; the JVM module's keep their standard names. */
     static final String PREFIX = "proxy_operator_";
-    /** The value of the {@code controller} and work-queue {@code name} labels: our one controller. */
+    /** The value of the {@code controller} and work-queue {@code name} labels of the Proxy controller. */
     static final String CONTROLLER = "proxy";
+    /** The same labels' value for the pool controller. */
+    static final String POOL_CONTROLLER = "proxypool";
+    static final List<String> CONTROLLERS = List.of(CONTROLLER, POOL_CONTROLLER);
 
     /**
      * What the scrape-time gauges read, each at every scrape.
@@ -53,9 +57,19 @@ public final class Metrics {
      * @param leader                  whether this process leads now
      * @param leaseName               the leader-election Lease's name, the {@code name} label
      * @param maxConcurrentReconciles the number of reconcile workers
+     * @param poolQueue               the pool controller's work queue, if there is one
+     * @param poolWorkers             the number of pool workers
      */
     public record Sources(Supplier<? extends Collection<Proxy>> proxies, Supplier<LeaseStore.Counts> leases,
-            Supplier<QueueStats> queue, BooleanSupplier leader, String leaseName, int maxConcurrentReconciles) {
+            Supplier<QueueStats> queue, BooleanSupplier leader, String leaseName, int maxConcurrentReconciles,
+            Optional<Supplier<QueueStats>> poolQueue, int poolWorkers) {
+
+        /** Sources without a pool controller. */
+        public Sources(Supplier<? extends Collection<Proxy>> proxies, Supplier<LeaseStore.Counts> leases,
+                Supplier<QueueStats> queue, BooleanSupplier leader, String leaseName, int maxConcurrentReconciles) {
+            this(proxies, leases, queue, leader, leaseName, maxConcurrentReconciles, Optional.empty(), 0);
+        }
+
         public Sources {
             Objects.requireNonNull(proxies, "proxies");
             Objects.requireNonNull(leases, "leases");
@@ -107,14 +121,24 @@ public final class Metrics {
         return providers;
     }
 
-    /** Every reconcile's result and time. */
+    /** Every Proxy reconcile's result and time. */
     public ReconcileRecorder reconciles() {
-        return reconciles;
+        return reconciles.recorder(CONTROLLER);
     }
 
-    /** The work queue's adds, waits, work times and retries. */
+    /** Every ProxyPool reconcile's result and time. */
+    public ReconcileRecorder poolReconciles() {
+        return reconciles.recorder(POOL_CONTROLLER);
+    }
+
+    /** The Proxy work queue's adds, waits, work times and retries. */
     public QueueRecorder queue() {
-        return queue;
+        return queue.recorder(CONTROLLER);
+    }
+
+    /** The pool work queue's adds, waits, work times and retries. */
+    public QueueRecorder poolQueue() {
+        return queue.recorder(POOL_CONTROLLER);
     }
 
     /** What the orphan sweeper deleted, and its sweeps' results. */

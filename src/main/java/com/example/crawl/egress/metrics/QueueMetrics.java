@@ -16,60 +16,64 @@ import java.time.Duration;
  * Depth and work in progress are gauges read at scrape time ({@link ScrapeGauges}).
  * Thread-safe; never blocks.
  */
-final class QueueMetrics implements QueueRecorder {
+final class QueueMetrics {
 
     /** controller-runtime's workqueue buckets: ExponentialBuckets(10e-9, 10, 12), 10 ns to 1,000 s. */
     static final double START = 1e-8;
     static final double FACTOR = 10;
     static final int COUNT = 12;
 
-    // The one series of each: the queue calls these under its lock, so no label lookup per call.
-    private final CounterDataPoint adds;
-    private final CounterDataPoint retries;
-    private final DistributionDataPoint waited;
-    private final DistributionDataPoint worked;
+    private final Counter adds;
+    private final Counter retries;
+    private final Histogram waited;
+    private final Histogram worked;
 
     QueueMetrics(PrometheusRegistry registry, PrometheusProperties properties) {
-        adds = series(Counter.builder(properties).name(Metrics.PREFIX + "workqueue_adds_total")
-                .help("Adds handled by the work queue").labelNames("name", "controller").register(registry));
-        retries = series(Counter.builder(properties).name(Metrics.PREFIX + "workqueue_retries_total")
+        adds = Counter.builder(properties).name(Metrics.PREFIX + "workqueue_adds_total")
+                .help("Adds handled by the work queue").labelNames("name", "controller").register(registry);
+        retries = Counter.builder(properties).name(Metrics.PREFIX + "workqueue_retries_total")
                 .help("Keys added to the work queue with a delay: rate-limited retries and requeues after a delay")
-                .labelNames("name", "controller").register(registry));
-        waited = series(Histogram.builder(properties).name(Metrics.PREFIX + "workqueue_queue_duration_seconds")
+                .labelNames("name", "controller").register(registry);
+        waited = Histogram.builder(properties).name(Metrics.PREFIX + "workqueue_queue_duration_seconds")
                 .help("How long a key waits in the work queue before a worker takes it").unit(Unit.SECONDS)
                 .labelNames("name", "controller").classicExponentialUpperBounds(START, FACTOR, COUNT)
-                .register(registry));
-        worked = series(Histogram.builder(properties).name(Metrics.PREFIX + "workqueue_work_duration_seconds")
+                .register(registry);
+        worked = Histogram.builder(properties).name(Metrics.PREFIX + "workqueue_work_duration_seconds")
                 .help("How long processing a key from the work queue takes").unit(Unit.SECONDS)
                 .labelNames("name", "controller").classicExponentialUpperBounds(START, FACTOR, COUNT)
-                .register(registry));
+                .register(registry);
     }
 
-    private static CounterDataPoint series(Counter counter) {
-        return counter.labelValues(Metrics.CONTROLLER, Metrics.CONTROLLER);
-    }
+    /**
+     * The recorder of one controller's queue ({@code name} and {@code controller} both {@code
+     * controller}). Its series are looked up once, here: the queue calls the recorder under its
+     * lock, so no label lookup per call.
+     */
+    QueueRecorder recorder(String controller) {
+        CounterDataPoint added = adds.labelValues(controller, controller);
+        CounterDataPoint retried = retries.labelValues(controller, controller);
+        DistributionDataPoint waits = waited.labelValues(controller, controller);
+        DistributionDataPoint works = worked.labelValues(controller, controller);
+        return new QueueRecorder() {
+            @Override
+            public void added() {
+                added.inc();
+            }
 
-    private static DistributionDataPoint series(Histogram histogram) {
-        return histogram.labelValues(Metrics.CONTROLLER, Metrics.CONTROLLER);
-    }
+            @Override
+            public void waited(Duration waited) {
+                waits.observe(Metrics.seconds(waited));
+            }
 
-    @Override
-    public void added() {
-        adds.inc();
-    }
+            @Override
+            public void worked(Duration worked) {
+                works.observe(Metrics.seconds(worked));
+            }
 
-    @Override
-    public void waited(Duration waited) {
-        this.waited.observe(Metrics.seconds(waited));
-    }
-
-    @Override
-    public void worked(Duration worked) {
-        this.worked.observe(Metrics.seconds(worked));
-    }
-
-    @Override
-    public void retried() {
-        retries.inc();
+            @Override
+            public void retried() {
+                retried.inc();
+            }
+        };
     }
 }

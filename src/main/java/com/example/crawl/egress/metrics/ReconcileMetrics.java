@@ -6,14 +6,14 @@ import io.prometheus.metrics.core.metrics.Counter;
 import io.prometheus.metrics.core.metrics.Histogram;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.prometheus.metrics.model.snapshots.Unit;
-import java.time.Duration;
+import com.example.crawl.egress.controller.ReconcileRecorder.Result;
 
 /**
  * controller-runtime's reconcile metrics under our prefix, with its labels ({@code controller},
  * {@code result}) and its buckets, so that its dashboards need only the new names.
  * Thread-safe; never blocks.
  */
-final class ReconcileMetrics implements ReconcileRecorder {
+final class ReconcileMetrics {
 
     /** controller-runtime's {@code controller_runtime_reconcile_time_seconds} buckets, as they are. */
     static final double[] TIME_BUCKETS = {0.005, 0.01, 0.025, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5,
@@ -28,25 +28,29 @@ final class ReconcileMetrics implements ReconcileRecorder {
         total = Counter.builder(properties).name(Metrics.PREFIX + "reconcile_total")
                 .help("Reconciles by result: success, requeue_after, requeue (a conflict) or error")
                 .labelNames("controller", "result").register(registry);
-        for (Result r : Result.values()) {
-            total.initLabelValues(Metrics.CONTROLLER, r.label());
+        for (String controller : Metrics.CONTROLLERS) {
+            for (Result r : Result.values()) {
+                total.initLabelValues(controller, r.label());
+            }
         }
         errors = Counter.builder(properties).name(Metrics.PREFIX + "reconcile_errors_total")
                 .help("Reconciles that failed and are retried with backoff").labelNames("controller")
                 .register(registry);
-        errors.initLabelValues(Metrics.CONTROLLER);
+        Metrics.CONTROLLERS.forEach(errors::initLabelValues);
         time = Histogram.builder(properties).name(Metrics.PREFIX + "reconcile_time_seconds")
                 .help("Duration of reconciles").unit(Unit.SECONDS).labelNames("controller")
                 .classicUpperBounds(TIME_BUCKETS).register(registry);
-        time.initLabelValues(Metrics.CONTROLLER);
+        Metrics.CONTROLLERS.forEach(time::initLabelValues);
     }
 
-    @Override
-    public void reconciled(Result result, Duration elapsed) {
-        total.labelValues(Metrics.CONTROLLER, result.label()).inc();
-        if (result == Result.ERROR) {
-            errors.labelValues(Metrics.CONTROLLER).inc();
-        }
-        time.labelValues(Metrics.CONTROLLER).observe(Metrics.seconds(elapsed));
+    /** The recorder of one controller's reconciles: {@code controller} is its label value. */
+    ReconcileRecorder recorder(String controller) {
+        return (result, elapsed) -> {
+            total.labelValues(controller, result.label()).inc();
+            if (result == Result.ERROR) {
+                errors.labelValues(controller).inc();
+            }
+            time.labelValues(controller).observe(Metrics.seconds(elapsed));
+        };
     }
 }

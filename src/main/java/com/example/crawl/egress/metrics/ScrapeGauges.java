@@ -10,6 +10,7 @@ import io.prometheus.metrics.core.metrics.GaugeWithCallback;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.prometheus.metrics.model.snapshots.Unit;
 import java.util.EnumMap;
+import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
@@ -41,25 +42,27 @@ final class ScrapeGauges {
                 .callback(cb -> cb.call(sources.leases().get().cooldownsDropped()))
                 .register(registry);
         gauge(properties, "workqueue_depth", "Keys waiting in the work queue", "name", "controller")
-                .callback(cb -> cb.call(queue(sources).depth(), Metrics.CONTROLLER, Metrics.CONTROLLER))
+                .callback(cb -> queues(sources).forEach((c, q) -> cb.call(q.depth(), c, c)))
                 .register(registry);
         gauge(properties, "workqueue_unfinished_work_seconds",
                 "Seconds of work in progress not yet observed by work_duration; growing values mean stuck workers",
                 "name", "controller").unit(Unit.SECONDS)
-                .callback(cb -> cb.call(Metrics.seconds(queue(sources).unfinishedWork()), Metrics.CONTROLLER,
-                        Metrics.CONTROLLER))
+                .callback(cb -> queues(sources).forEach((c, q) -> cb.call(Metrics.seconds(q.unfinishedWork()), c, c)))
                 .register(registry);
         gauge(properties, "workqueue_longest_running_processor_seconds",
                 "How long the longest-running worker has been processing its key", "name", "controller")
                 .unit(Unit.SECONDS)
-                .callback(cb -> cb.call(Metrics.seconds(queue(sources).longestRunning()), Metrics.CONTROLLER,
-                        Metrics.CONTROLLER))
+                .callback(cb -> queues(sources).forEach((c, q) -> cb.call(Metrics.seconds(q.longestRunning()), c, c)))
                 .register(registry);
         gauge(properties, "active_workers", "Workers reconciling a key now", "controller")
-                .callback(cb -> cb.call(queue(sources).processing(), Metrics.CONTROLLER))
+                .callback(cb -> queues(sources).forEach((c, q) -> cb.call(q.processing(), c)))
                 .register(registry);
-        gauge(properties, "max_concurrent_reconciles", "Reconcile workers (--max-concurrent-reconciles)", "controller")
-                .callback(cb -> cb.call(sources.maxConcurrentReconciles(), Metrics.CONTROLLER))
+        gauge(properties, "max_concurrent_reconciles",
+                "Reconcile workers (--max-concurrent-reconciles for Proxies; a fixed two for pools)", "controller")
+                .callback(cb -> {
+                    cb.call(sources.maxConcurrentReconciles(), Metrics.CONTROLLER);
+                    sources.poolQueue().ifPresent(q -> cb.call(sources.poolWorkers(), Metrics.POOL_CONTROLLER));
+                })
                 .register(registry);
         gauge(properties, "leader_election_master_status",
                 "1 while this process holds the leader lease (or runs without election), 0 otherwise", "name")
@@ -72,8 +75,12 @@ final class ScrapeGauges {
         return GaugeWithCallback.builder(properties).name(Metrics.PREFIX + name).help(help).labelNames(labels);
     }
 
-    private static QueueStats queue(Metrics.Sources sources) {
-        return sources.queue().get();
+    /** Each controller's queue, read once per scrape, by the controller's label value. */
+    private static Map<String, QueueStats> queues(Metrics.Sources sources) {
+        Map<String, QueueStats> out = new LinkedHashMap<>();
+        out.put(Metrics.CONTROLLER, sources.queue().get());
+        sources.poolQueue().ifPresent(q -> out.put(Metrics.POOL_CONTROLLER, q.get()));
+        return out;
     }
 
     /** Every phase, with 0 for those no Proxy is in, so a phase's series never comes and goes. */
