@@ -18,7 +18,11 @@ import java.util.Set;
  * <p>Who calls what:
  * <ul>
  * <li>proxies: informer (list, watch), finalizer and annotations (update), orphan sweep (list);
+ *     the pool controller creates and deletes members, retires them and updates them in place
+ *     (update), and reads one back after a create failed on the wire (get);
  *     proxies/status: the reconciler's status writes (update).
+ * <li>proxypools: the pool informer (list, watch), and a read confirming a pool is gone before its
+ *     members are deleted (get); proxypools/status: the pool controller's status writes (update).
  * <li>providerhealths (cluster-scoped) and their status: the provider-health monitor reads its
  *     object (get), creates it, writes its status, lists its own to delete those of providers no
  *     longer configured.
@@ -59,8 +63,11 @@ final class ApiAccess {
     static final String COORDINATION_GROUP = "coordination.k8s.io";
 
     static final List<Rule> RULES = List.of(
-            new Rule(Proxy.GROUP, "proxies", Set.of("list", "watch", "update"), Scope.CLUSTER),
+            new Rule(Proxy.GROUP, "proxies", Set.of("get", "list", "watch", "create", "update", "delete"),
+                    Scope.CLUSTER),
             new Rule(Proxy.GROUP, "proxies/status", Set.of("update"), Scope.CLUSTER),
+            new Rule(Proxy.GROUP, "proxypools", Set.of("get", "list", "watch"), Scope.CLUSTER),
+            new Rule(Proxy.GROUP, "proxypools/status", Set.of("update"), Scope.CLUSTER),
             new Rule(Proxy.GROUP, "providerhealths", Set.of("get", "list", "create", "delete"), Scope.CLUSTER),
             new Rule(Proxy.GROUP, "providerhealths/status", Set.of("update"), Scope.CLUSTER),
             new Rule(CORE, "secrets", Set.of("get", "list", "watch", "create", "update", "delete"), Scope.CLUSTER),
