@@ -6,6 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.example.crawl.egress.api.Proxy;
+import com.example.crawl.egress.api.ProxyPool;
+import com.example.crawl.egress.api.ProxyPoolSpec;
+import com.example.crawl.egress.api.ProxyTemplate;
 import com.example.crawl.egress.api.ProviderHealth;
 import com.example.crawl.egress.api.ProxySpec;
 import com.example.crawl.egress.controller.MockCluster;
@@ -97,6 +100,23 @@ class ApiAccessIT {
                 MockCluster.await(WAIT, () -> test.resources(Proxy.class).inNamespace(NS).withName("p1").get() == null);
                 assertTrue(pod(test).isEmpty(), "the pod went with its Proxy");
 
+                // A pool of one: its member is created (the first create is refused with a 500, so
+                // the controller reads the name back), provisioned, and the pool's status written.
+                // Deleting the pool: a read confirms it is gone, then its member is deleted.
+                cluster.failNext(1, "POST", "/apis/crawl.example.com/v1alpha1/namespaces/" + NS + "/proxies", 500);
+                ProxyPool pool = new ProxyPool();
+                pool.setMetadata(new ObjectMetaBuilder().withNamespace(NS).withName("fleet").build());
+                pool.setSpec(new ProxyPoolSpec(1, new ProxyTemplate(null, new ProxySpec(null, "in-cluster", null, null,
+                        null, null, null, null, null, null, null)), null, null));
+                test.resource(pool).create();
+                MockCluster.await(WAIT, () -> members(test).size() == 1 && pod(test).isPresent());
+                MockCluster.await(WAIT, () -> {
+                    ProxyPool p = test.resources(ProxyPool.class).inNamespace(NS).withName("fleet").get();
+                    return p.getStatus() != null && p.getStatus().replicas() == 1;
+                });
+                test.resources(ProxyPool.class).inNamespace(NS).withName("fleet").delete();
+                MockCluster.await(WAIT, () -> members(test).isEmpty() && pod(test).isEmpty());
+
                 // Shutdown releases the Lease. fabric8's release (a patch) is refused here, as when
                 // a renewal races it, so the operator's own second cut (an update) is what releases it.
                 cluster.failNext(1000, "PATCH", LEASE_PATH, 409);
@@ -171,6 +191,10 @@ class ApiAccessIT {
 
     private static Optional<ProviderHealth> health(KubernetesClient test, String name) {
         return Optional.ofNullable(test.resources(ProviderHealth.class).withName(name).get());
+    }
+
+    private static List<Proxy> members(KubernetesClient test) {
+        return test.resources(Proxy.class).inNamespace(NS).withLabel(ProxyPool.POOL_LABEL, "fleet").list().getItems();
     }
 
     private static Optional<Pod> pod(KubernetesClient test) {
