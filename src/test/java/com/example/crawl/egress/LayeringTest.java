@@ -36,6 +36,12 @@ class LayeringTest {
     /** What gc may use of ours: the api, its config, the provider contract (not a provider), tracing. */
     private static final List<String> GC_ALLOWED = List.of(BASE + ".gc.", BASE + ".api.", BASE + ".config.",
             BASE + ".tracing.", BASE + ".provider.Instance", BASE + ".provider.Provider");
+    /**
+     * What pool may use of ours: the api, the lease store's ban seam, the controller's machinery
+     * (store, sinks, leader gate), config, the queue, tracing.
+     */
+    private static final List<String> POOL_ALLOWED = List.of(BASE + ".pool.", BASE + ".api.", BASE + ".lease.",
+            BASE + ".controller.", BASE + ".config.", BASE + ".queue.", BASE + ".tracing.");
     private static final String SDK_FILE = "com/example/crawl/egress/tracing/SdkTelemetry.java";
 
     record Source(String pkg, String file, List<String> deps) { }
@@ -79,6 +85,7 @@ class LayeringTest {
         assertEquals(1, check(source(BASE + ".providerhealth", "import " + BASE + ".provider.kvm.KvmProvider;")).size());
         assertEquals(1, check(source(BASE + ".providerhealth", "import " + BASE + ".controller.ProxyKey;")).size());
         assertEquals(0, check(source(BASE + ".providerhealth", "import " + BASE + ".provider.Checker;")).size());
+        assertEquals(1, check(source(BASE + ".pool", "import " + BASE + ".discovery.ProxyCatalog;")).size());
         assertEquals(0, check(source(BASE + ".provider.gcp", "import " + BASE + ".provider.Provider; /* "
                 + BASE + ".provider.kvm.X */")).size());
     }
@@ -122,6 +129,20 @@ class LayeringTest {
         assertEquals(1, check(source(BASE + ".gc", "import " + BASE + ".provider.kubernetes.PodProvider;")).size());
         assertEquals(1, check(source(BASE + ".gc", "import " + BASE + ".controller.ProxyInformers;")).size());
         assertEquals(1, check(source(BASE + ".gc", "import " + BASE + ".health.HealthEngine;")).size());
+    }
+
+    @Test
+    void shouldKeepThePoolOnTheApiTheLeaseSeamAndTheController() {
+        assertTrue(sources().stream().anyMatch(s -> s.pkg().equals(BASE + ".pool")), "the rule sees the real package");
+        assertEquals(0, check(source(BASE + ".pool", "import " + BASE + ".lease.BanListener; import "
+                + BASE + ".api.ProxyPool; import " + BASE + ".controller.ProxyStore; import " + BASE + ".queue.WorkQueue; "
+                + "import " + BASE + ".config.OperatorConfig; import " + BASE + ".tracing.Telemetry;")).size());
+        assertEquals(1, check(source(BASE + ".pool", "import " + BASE + ".discovery.DiscoveryServer;")).size());
+        assertEquals(1, check(source(BASE + ".pool", "import " + BASE + ".health.HealthEngine;")).size());
+        assertEquals(1, check(source(BASE + ".pool", "import " + BASE + ".provider.local.LocalProvider;")).size());
+        assertEquals(1, check(source(BASE + ".pool", "import " + BASE + ".metrics.Metrics;")).size());
+        assertEquals(1, check(source(BASE + ".lease", "import " + BASE + ".pool.BanLedger;")).size());
+        assertEquals(1, check(source(BASE + ".discovery", "import " + BASE + ".pool.BanLedger;")).size());
     }
 
     @Test
@@ -204,7 +225,8 @@ class LayeringTest {
             return "the lease store is plain data under a lock: no HTTP, no Kubernetes client, no other component";
         }
         if (pkg.equals(BASE + ".discovery") && (dep.startsWith(BASE + ".controller.")
-                || dep.startsWith(BASE + ".health.") || dep.startsWith(BASE + ".provider"))) {
+                || dep.startsWith(BASE + ".health.") || dep.startsWith(BASE + ".provider")
+                || dep.startsWith(BASE + ".pool."))) {
             return "discovery reads Proxies through a Supplier and leases through lease, nothing else";
         }
         if (pkg.equals(BASE + ".events") && dep.startsWith(BASE + ".") && !dep.startsWith(BASE + ".events.")
@@ -220,6 +242,10 @@ class LayeringTest {
         }
         if (pkg.equals(BASE + ".controller") && dep.startsWith(BASE + ".health.")) {
             return "the controller reads health through its HealthSource seam; the engine depends on it, not back";
+        }
+        if (pkg.equals(BASE + ".pool") && dep.startsWith(BASE + ".") && POOL_ALLOWED.stream().noneMatch(dep::startsWith)) {
+            return "the pool controller manages Proxies through the api and the controller's machinery and hears bans "
+                    + "through lease's seam: no provider, probe, discovery or other component";
         }
         if (pkg.equals(BASE + ".gc") && dep.startsWith(BASE + ".") && GC_ALLOWED.stream().noneMatch(dep::startsWith)) {
             return "gc reaches backends through the provider contract and reads the API itself: no concrete provider, "

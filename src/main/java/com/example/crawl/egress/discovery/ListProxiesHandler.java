@@ -11,7 +11,7 @@ import tools.jackson.databind.node.ObjectNode;
 /**
  * {@code GET /v1/proxies?attr.<k>=<v>&healthy=true}: 200 {@code {"proxies": [...], "count": N}},
  * sorted by namespace/name, each with its active leases on this replica. No match is an empty
- * list, not a 404. Proxies being deleted are not listed.
+ * list, not a 404. Proxies being deleted are not listed, nor pool members being replaced (retired).
  */
 final class ListProxiesHandler implements HttpHandler {
 

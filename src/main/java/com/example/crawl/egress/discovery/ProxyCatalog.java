@@ -33,7 +33,8 @@ final class ProxyCatalog {
      * One conversion of the supplier's answer.
      *
      * @param sources    the Proxy objects it was built from, in the supplier's order
-     * @param views      their views sorted by namespace/name, deleting ones left out
+     * @param views      their views sorted by namespace/name, deleting and retired ones left out
+     *                   ({@link ProxyView#of})
      * @param candidates the views' candidates in {@link Candidate#PREFERENCE} order
      * @param byKey      views by {@code namespace/name}
      * @param bySource   views by the Proxy object they came from, for reuse

@@ -5,9 +5,11 @@ import com.example.crawl.egress.api.Conditions;
 import com.example.crawl.egress.api.Phase;
 import com.example.crawl.egress.api.Proxy;
 import com.example.crawl.egress.api.ProxyCredentials;
+import com.example.crawl.egress.api.ProxyPool;
 import com.example.crawl.egress.api.ProxySpec;
 import com.example.crawl.egress.api.ProxyStatus;
 import com.example.crawl.egress.lease.Candidate;
+import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
 import tools.jackson.databind.node.ObjectNode;
@@ -28,11 +30,13 @@ record ProxyView(Candidate candidate, String host, Integer port, Phase phase, Pr
 
     /**
      * The view of a cached Proxy; empty for one being deleted (its finalizer is tearing the
-     * instance down, so it must not be lent) or one without a spec.
+     * instance down, so it must not be lent), for a pool member whose replacement is decided (it
+     * carries {@link ProxyPool#RETIRED_ANNOTATION}, whatever its value), or one without a spec.
+     * Leases already lent on a proxy left out here are the store's, and run out as usual.
      */
     static Optional<ProxyView> of(Proxy proxy) {
         ProxySpec spec = proxy.getSpec();
-        if (spec == null || proxy.getMetadata().getDeletionTimestamp() != null) {
+        if (spec == null || proxy.getMetadata().getDeletionTimestamp() != null || retired(proxy)) {
             return Optional.empty();
         }
         ProxyStatus status = proxy.getStatus() == null ? ProxyStatus.EMPTY : proxy.getStatus();
@@ -54,6 +58,11 @@ record ProxyView(Candidate candidate, String host, Integer port, Phase phase, Pr
         Candidate candidate = new Candidate(proxy.getMetadata().getNamespace(), proxy.getMetadata().getName(),
                 spec.attributes(), healthy, status.latencyMillis(), Math.max(1, spec.maxLeases()));
         return Optional.of(new ProxyView(candidate, host, port, status.phase(), proxy));
+    }
+
+    private static boolean retired(Proxy proxy) {
+        Map<String, String> annotations = proxy.getMetadata().getAnnotations();
+        return annotations != null && annotations.containsKey(ProxyPool.RETIRED_ANNOTATION);
     }
 
     /** {@code namespace/name}. */

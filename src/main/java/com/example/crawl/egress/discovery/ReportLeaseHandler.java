@@ -9,7 +9,8 @@ import java.io.IOException;
  * {@code POST /v1/leases/{id}/report}: records what the client saw through the leased proxy.
  * 204 when taken; 400 for a bad body (checked first, whatever the id); 404 {@code unknown_lease}
  * for an id that is not a lease: never issued, released, or expired longer ago than the
- * cooldown window. {@code rate_limited} and {@code banned} cool the proxy down for the target.
+ * cooldown window. {@code rate_limited} and {@code banned} cool the proxy down for the target; the
+ * store passes an accepted {@code banned} on to its ban listener (the pool controller's ledger).
  */
 final class ReportLeaseHandler implements HttpHandler {
 

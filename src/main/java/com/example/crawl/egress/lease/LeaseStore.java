@@ -38,6 +38,8 @@ import java.util.function.LongSupplier;
  *
  * <p>A lease that expired (not one that was released) still accepts a report for one cooldown
  * window: a crawler that was slow to report a ban is exactly the one that was being banned.
+ * Every accepted {@code banned} report is passed on to the {@link BanListener}, after the store's
+ * lock is let go.
  *
  * <p>Thread-safe; every method is short and never blocks on I/O. {@link #start} schedules the
  * sweep; {@link #close} stops it and is idempotent. State is per process: a restart forgets it.
@@ -60,6 +62,7 @@ public final class LeaseStore implements AutoCloseable {
     private final OperatorConfig.Leases limits;
     private final Clock clock;
     private final LongSupplier nanoTime;
+    private final BanListener bans;
     private final SecureRandom random = new SecureRandom();
     private final HexFormat hex = HexFormat.of();
     private final ReentrantLock lock = new ReentrantLock();
@@ -74,9 +77,20 @@ public final class LeaseStore implements AutoCloseable {
      * @param nanoTime the monotonic clock every expiry is judged by ({@code System::nanoTime})
      */
     public LeaseStore(OperatorConfig.Leases limits, Clock clock, LongSupplier nanoTime) {
+        this(limits, clock, nanoTime, BanListener.NONE);
+    }
+
+    /**
+     * @param limits   default and maximum TTL, cooldown window, sweep interval
+     * @param clock    dates each lease's {@code expiresAt} for the client, and nothing else
+     * @param nanoTime the monotonic clock every expiry is judged by ({@code System::nanoTime})
+     * @param bans     told of every accepted {@code banned} report, outside the store's lock
+     */
+    public LeaseStore(OperatorConfig.Leases limits, Clock clock, LongSupplier nanoTime, BanListener bans) {
         this.limits = limits;
         this.clock = clock;
         this.nanoTime = nanoTime;
+        this.bans = bans;
     }
 
     /** The TTL of a lease whose request names none. */
@@ -173,8 +187,11 @@ public final class LeaseStore implements AutoCloseable {
     /**
      * Records what a client saw. {@code rate_limited} and {@code banned} start (or extend) a
      * cooldown of one window for the report's target, else the lease's target, else every target.
+     * An accepted {@code banned} report is then passed to the {@link BanListener}, on this thread
+     * and outside the lock, with that same target ({@code ""} for every target).
      */
     public Reported report(String id, ReportResult result, Optional<String> target) {
+        Ban ban;
         lock.lock();
         try {
             long now = nanoTime.getAsLong();
@@ -182,13 +199,31 @@ public final class LeaseStore implements AutoCloseable {
             if (held == null || !reportable(held, now)) {
                 return Reported.UNKNOWN_LEASE;
             }
+            String reported = target.or(held.lease()::target).orElse(Cooldowns.ALL_TARGETS);
             if (result.startsCooldown()) {
-                cooldowns.start(held.proxyKey(), target.or(held.lease()::target).orElse(Cooldowns.ALL_TARGETS),
-                        now + limits.cooldownWindow().toNanos());
+                cooldowns.start(held.proxyKey(), reported, now + limits.cooldownWindow().toNanos());
             }
-            return Reported.ACCEPTED;
+            ban = result == ReportResult.BANNED ? new Ban(held.proxyKey(), reported, now) : null;
         } finally {
             lock.unlock();
+        }
+        if (ban != null) {
+            // Outside the lock: the listener takes its own lock and enqueues work, and an acquire
+            // must never wait behind it.
+            tell(ban);
+        }
+        return Reported.ACCEPTED;
+    }
+
+    /** A ban taken under the lock, to be told to the listener after it. */
+    private record Ban(String proxyKey, String target, long nanoTime) { }
+
+    /** The report is recorded whatever the listener does: a failure of its own is logged, not answered. */
+    private void tell(Ban ban) {
+        try {
+            bans.banned(ban.proxyKey(), ban.target(), ban.nanoTime());
+        } catch (RuntimeException e) {
+            LOG.atError().setCause(e).addKeyValue("proxy", ban.proxyKey()).log("Ban listener failed; the ban is not counted");
         }
     }
 
@@ -296,6 +331,10 @@ public final class LeaseStore implements AutoCloseable {
         } catch (RuntimeException e) {
             LOG.atError().setCause(e).log("Lease sweep failed; retrying at the next interval");
         }
+    }
+
+    /* test */ boolean locked() {
+        return lock.isLocked();
     }
 
     /* test */ int stored() {

@@ -93,6 +93,33 @@ class DiscoveryServerIT {
     }
 
     @Test
+    void shouldNeitherListNorLendARetiredPoolMemberButKeepItsLeasesWorking() throws Exception {
+        world.create(managed("old", "10.0.0.1", Map.of("pool", "eu"), 2, true, 5L));
+        world.create(managed("fresh", "10.0.0.2", Map.of("pool", "eu"), 1, true, 50L));
+        JsonNode held = http.post("/v1/leases", "{\"target\":\"shop.test\"}").json();
+        assertEquals("old", held.get("proxy").get("name").asString(), "the faster one, before it is retired");
+        String id = held.get("leaseId").asString();
+
+        world.retire("old");
+
+        assertEquals(List.of("fresh"), names(http.get("/v1/proxies").json()));
+        assertEquals(List.of(), names(http.get("/v1/proxies?healthy=false").json()), "not listed as unhealthy either");
+        assertEquals("fresh", http.post("/v1/leases", "{\"selector\":{\"pool\":\"eu\"}}").json()
+                .get("proxy").get("name").asString());
+        RawHttp.Reply full = http.post("/v1/leases", "{\"selector\":{\"pool\":\"eu\"}}");
+        assertEquals(409, full.status(), "old has a free slot, but is retired");
+        assertEquals(1, full.json().get("considered").asInt());
+        assertEquals(1, full.json().get("atCapacity").asInt());
+
+        assertEquals(204, http.post("/v1/leases/" + id + "/report", "{\"result\":\"banned\"}").status(),
+                "a lease lent before the member was retired still takes reports");
+        assertEquals(List.of("crawl/old shop.test"), world.bans);
+        assertEquals(204, http.delete("/v1/leases/" + id).status());
+        assertEquals(404, http.post("/v1/leases/" + id + "/report", "{\"result\":\"ok\"}").status(), "and was released");
+        assertEquals(409, http.post("/v1/leases", "{}").status(), "the freed slot on old is not lent again");
+    }
+
+    @Test
     void shouldLendTheLeastLoadedProxyAndCountActiveLeases() throws Exception {
         world.create(managed("fast", "10.0.0.1", Map.of("region", "eu"), 2, true, 10L));
         world.create(managed("slow", "10.0.0.2", Map.of("region", "eu"), 2, true, 90L));

@@ -6,6 +6,7 @@ import com.example.crawl.egress.api.Endpoint;
 import com.example.crawl.egress.api.Phase;
 import com.example.crawl.egress.api.Proxy;
 import com.example.crawl.egress.api.ProxyCredentials;
+import com.example.crawl.egress.api.ProxyPool;
 import com.example.crawl.egress.api.ProxySpec;
 import com.example.crawl.egress.api.ProxyStatus;
 import com.example.crawl.egress.api.Reason;
@@ -26,9 +27,11 @@ import java.time.Instant;
 import java.util.Arrays;
 import java.util.Base64;
 import java.util.HexFormat;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -50,7 +53,10 @@ final class DiscoveryWorld implements AutoCloseable {
     final MockCluster cluster;
     final ProxyInformers informers;
     final FakeClock clock = new FakeClock(START);
-    final LeaseStore leases = new LeaseStore(LIMITS, clock, () -> TimeUnit.MILLISECONDS.toNanos(clock.millis()));
+    /** What the lease store told its ban listener, as {@code namespace/name target}. */
+    final List<String> bans = new CopyOnWriteArrayList<>();
+    final LeaseStore leases = new LeaseStore(LIMITS, clock, () -> TimeUnit.MILLISECONDS.toNanos(clock.millis()),
+            (proxy, target, at) -> bans.add(proxy + " " + target));
     final RecordingLeaseRecorder recorder = new RecordingLeaseRecorder();
     final DiscoveryServer server;
 
@@ -122,6 +128,18 @@ final class DiscoveryWorld implements AutoCloseable {
         }
         return new ProxyCredentials("crawler-" + HexFormat.of().formatHex(h, 0, 6),
                 Base64.getUrlEncoder().withoutPadding().encodeToString(Arrays.copyOfRange(h, 6, 30)));
+    }
+
+    /**
+     * Puts {@link ProxyPool#RETIRED_ANNOTATION} on the Proxy {@code name}, as the pool controller
+     * does once its replacement is decided, and waits for the cache.
+     */
+    void retire(String name) {
+        Proxy edited = cluster.client().resources(Proxy.class).inNamespace(NS).withName(name).edit(p -> {
+            p.getMetadata().setAnnotations(Map.of(ProxyPool.RETIRED_ANNOTATION, ProxyPool.RetireReason.Banned.name()));
+            return p;
+        });
+        awaitCached(name, edited.getMetadata().getResourceVersion());
     }
 
     /** Waits until the informer cache holds this version of the Proxy. */

@@ -2,13 +2,20 @@ package com.example.crawl.egress.discovery;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.example.crawl.egress.api.Proxy;
 import com.example.crawl.egress.api.ProxyCredentials;
+import com.example.crawl.egress.api.ProxyPool;
 import com.example.crawl.egress.api.ProxyStatus;
+import com.example.crawl.egress.lease.Acquisition;
+import com.example.crawl.egress.lease.Candidate;
+import com.example.crawl.egress.lease.LeaseStore;
+import java.time.Clock;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -74,6 +81,38 @@ class ProxyViewTest {
         Proxy deleting = DiscoveryWorld.managed("d", "10.0.0.1", Map.of(), 1, true, 1L);
         deleting.getMetadata().setDeletionTimestamp("2026-11-29T10:00:00Z");
         assertTrue(ProxyView.of(deleting).isEmpty());
+    }
+
+    @Test
+    void shouldLeaveOutRetiredPoolMembersWhateverTheAnnotationSays() {
+        for (String value : List.of("Banned", "")) {
+            Proxy retired = DiscoveryWorld.managed("r", "10.0.0.1", Map.of(), 1, true, 1L);
+            retired.getMetadata().setAnnotations(Map.of(ProxyPool.RETIRED_ANNOTATION, value));
+            assertTrue(ProxyView.of(retired).isEmpty(), value);
+        }
+        Proxy annotated = DiscoveryWorld.managed("a", "10.0.0.1", Map.of(), 1, true, 1L);
+        annotated.getMetadata().setAnnotations(Map.of(ProxyPool.POOL_LABEL, "eu"));
+        assertTrue(ProxyView.of(annotated).isPresent(), "only the retired annotation retires");
+    }
+
+    @Test
+    void shouldStopOfferingAMemberOnceTheCacheHandsOutItsRetiredVersion() {
+        Proxy fast = DiscoveryWorld.managed("fast", "10.0.0.1", Map.of(), 1, true, 1L);
+        List<Proxy> cache = new ArrayList<>(List.of(fast, DiscoveryWorld.managed("slow", "10.0.0.2", Map.of(), 1, true, 90L)));
+        ProxyCatalog catalog = new ProxyCatalog(() -> List.copyOf(cache));
+        assertEquals(List.of("fast", "slow"), catalog.current().candidates().stream().map(Candidate::name).toList());
+
+        Proxy retired = DiscoveryWorld.managed("fast", "10.0.0.1", Map.of(), 1, true, 1L);
+        retired.getMetadata().setAnnotations(Map.of(ProxyPool.RETIRED_ANNOTATION, "MaxAge"));
+        cache.set(0, retired);
+        ProxyCatalog.Snapshot after = catalog.current();
+        assertEquals(List.of("crawl/slow"), after.views().stream().map(ProxyView::key).toList());
+        assertEquals(List.of("slow"), after.candidates().stream().map(Candidate::name).toList());
+        assertFalse(after.byKey().containsKey("crawl/fast"));
+
+        LeaseStore store = new LeaseStore(DiscoveryWorld.LIMITS, Clock.systemUTC(), () -> 0L);
+        Acquisition got = store.acquire(after.candidates(), Map.of(), Optional.empty(), Duration.ofMinutes(1));
+        assertEquals("slow", assertInstanceOf(Acquisition.Granted.class, got).lease().name());
     }
 
     @Test

@@ -1,0 +1,24 @@
+package com.example.crawl.egress.lease;
+
+/**
+ * Told of every accepted {@code banned} report: the seam through which the pool controller (on
+ * the leader) learns which member a site has blocked. {@code rate_limited} and {@code ok} reports
+ * are not passed on.
+ *
+ * <p>{@link LeaseStore} calls it after the report is recorded and outside its lock, on the thread
+ * of the request that reported, so an implementation may take its own lock and enqueue work but
+ * must not block: the client is waiting for its answer. It may be called from many threads at once.
+ */
+@FunctionalInterface
+public interface BanListener {
+
+    /** Hears nothing. */
+    BanListener NONE = (proxyKey, target, nanoTime) -> { };
+
+    /**
+     * @param proxyKey {@code namespace/name} of the proxy the lease was on, as the store keys it
+     * @param target   the report's target, else the lease's, else {@code ""}: no target named
+     * @param nanoTime when the store took the report, on its monotonic clock
+     */
+    void banned(String proxyKey, String target, long nanoTime);
+}

@@ -1,0 +1,207 @@
+package com.example.crawl.egress.pool;
+
+import com.example.crawl.egress.lease.BanListener;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Consumer;
+import java.util.function.Predicate;
+
+/**
+ * Which targets each pool member was reported {@code banned} on, and when (the monotonic clock of
+ * the lease store): what the {@code recycleAfterBans} rule counts. Fed by the lease store as its
+ * {@link BanListener}; read by the pool controller with {@link #distinctTargets}.
+ *
+ * <p>A ban is recorded only for a proxy {@code counted} accepts (a member of a pool with
+ * {@code recycleAfterBans}), and then {@code onBan} is told its key so that the pool can be looked
+ * at again. Per proxy, one time per target: a target banned again counts once, at its latest time.
+ * The empty target (a report that named none) is one target like any other.
+ *
+ * <p>Bounded like the lease store's cooldowns: at most {@value #PER_PROXY} targets per proxy and
+ * {@value #TOTAL} in all. A new or renewed ban becomes the newest, and one beyond either bound drops
+ * the oldest (of that proxy, or of all), counted in {@link #dropped}. {@link #sweep} forgets bans
+ * older than the longest window any pool asks for; the controller drops members that are gone
+ * with {@link #forget} and {@link #retainOnly}.
+ *
+ * <p>Thread-safe, behind one lock that is held only for map updates: nothing under it blocks, and
+ * {@code counted} and {@code onBan} run outside it, on the reporting thread.
+ */
+public final class BanLedger implements BanListener {
+
+    /** Targets one proxy keeps at most. */
+    static final int PER_PROXY = 1_000;
+    /** Bans kept at most, all proxies together. */
+    static final int TOTAL = 50_000;
+
+    /** One proxy's ban on one target: its latest time, and its place in the order of arrival. */
+    private record Ban(String proxy, String target, long at, long seq) { }
+
+    private final Predicate<String> counted;
+    private final Consumer<String> onBan;
+    private final long longestWindow;
+    private final ReentrantLock lock = new ReentrantLock();
+    /** proxy → target → ban, each proxy's oldest first. */
+    private final Map<String, LinkedHashMap<String, Ban>> byProxy = new HashMap<>(); // guarded by lock
+    /** Every ban by {@link Ban#seq}, oldest first. */
+    private final TreeMap<Long, Ban> arrival = new TreeMap<>(); // guarded by lock
+    private long nextSeq; // guarded by lock
+    private long dropped; // guarded by lock
+
+    /**
+     * @param counted       whether bans on this proxy ({@code namespace/name}) are kept; must not block
+     * @param onBan         told the proxy's key after each ban kept (the controller enqueues its pool);
+     *                      must not block
+     * @param longestWindow the longest {@code recycleAfterBans.window} a pool may have: older bans
+     *                      are swept
+     */
+    public BanLedger(Predicate<String> counted, Consumer<String> onBan, Duration longestWindow) {
+        if (longestWindow.isNegative() || longestWindow.isZero()) {
+            throw new IllegalArgumentException("longestWindow must be above 0: " + longestWindow);
+        }
+        this.counted = counted;
+        this.onBan = onBan;
+        this.longestWindow = longestWindow.toNanos();
+    }
+
+    @Override
+    public void banned(String proxyKey, String target, long nanoTime) {
+        if (!counted.test(proxyKey)) {
+            return;
+        }
+        lock.lock();
+        try {
+            record(proxyKey, target, nanoTime);
+        } finally {
+            lock.unlock();
+        }
+        onBan.accept(proxyKey);
+    }
+
+    /**
+     * Distinct targets {@code proxyKey} was banned on within {@code window} ending at {@code nowNanos}:
+     * those whose latest ban is less than {@code window} before now.
+     */
+    public int distinctTargets(String proxyKey, Duration window, long nowNanos) {
+        long span = window.toNanos();
+        lock.lock();
+        try {
+            LinkedHashMap<String, Ban> targets = byProxy.get(proxyKey);
+            if (targets == null) {
+                return 0;
+            }
+            int n = 0;
+            for (Ban b : targets.values()) {
+                if (nowNanos - b.at() < span) {
+                    n++;
+                }
+            }
+            return n;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Forgets every ban of {@code proxyKey} (its member is gone or replaced). */
+    public void forget(String proxyKey) {
+        lock.lock();
+        try {
+            LinkedHashMap<String, Ban> targets = byProxy.remove(proxyKey);
+            if (targets != null) {
+                targets.values().forEach(b -> arrival.remove(b.seq()));
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Forgets the bans of every proxy not in {@code proxyKeys}: the members that still exist. */
+    public void retainOnly(Set<String> proxyKeys) {
+        lock.lock();
+        try {
+            for (Iterator<Map.Entry<String, LinkedHashMap<String, Ban>>> it = byProxy.entrySet().iterator(); it.hasNext();) {
+                Map.Entry<String, LinkedHashMap<String, Ban>> e = it.next();
+                if (!proxyKeys.contains(e.getKey())) {
+                    e.getValue().values().forEach(b -> arrival.remove(b.seq()));
+                    it.remove();
+                }
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Forgets bans at least the longest window old at {@code nowNanos}: no pool counts them. */
+    public void sweep(long nowNanos) {
+        lock.lock();
+        try {
+            for (Iterator<Ban> it = arrival.values().iterator(); it.hasNext();) {
+                Ban b = it.next();
+                if (nowNanos - b.at() >= longestWindow) {
+                    it.remove();
+                    unlink(b);
+                }
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Bans dropped before they aged out because a bound was reached, since start. */
+    public long dropped() {
+        lock.lock();
+        try {
+            return dropped;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Bans held, all proxies together. */
+    public int size() {
+        lock.lock();
+        try {
+            return arrival.size();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private void record(String proxy, String target, long at) {
+        LinkedHashMap<String, Ban> targets = byProxy.computeIfAbsent(proxy, p -> new LinkedHashMap<>());
+        Ban previous = targets.remove(target);
+        long latest = at;
+        if (previous != null) {
+            arrival.remove(previous.seq());
+            // Reports reach us outside the store's lock, so an earlier one may arrive second.
+            latest = at - previous.at() >= 0 ? at : previous.at();
+        }
+        Ban ban = new Ban(proxy, target, latest, nextSeq++);
+        targets.put(target, ban);
+        arrival.put(ban.seq(), ban);
+        if (targets.size() > PER_PROXY) {
+            drop(targets.values().iterator().next());
+        }
+        if (arrival.size() > TOTAL) {
+            drop(arrival.firstEntry().getValue());
+        }
+    }
+
+    private void drop(Ban b) {
+        arrival.remove(b.seq());
+        unlink(b);
+        dropped++;
+    }
+
+    /** Removes {@code b} from its proxy's targets (not from {@link #arrival}). */
+    private void unlink(Ban b) {
+        LinkedHashMap<String, Ban> targets = byProxy.get(b.proxy());
+        if (targets != null && targets.remove(b.target(), b) && targets.isEmpty()) {
+            byProxy.remove(b.proxy());
+        }
+    }
+}

@@ -1,0 +1,102 @@
+package com.example.crawl.egress.lease;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+
+import com.example.crawl.egress.config.OperatorConfig;
+import com.example.crawl.egress.lease.Acquisition.Granted;
+import com.example.crawl.egress.lease.Acquisition.NoMatch;
+import com.example.crawl.egress.lease.LeaseStore.Reported;
+import com.example.crawl.egress.provider.FakeClock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
+
+/** What the lease store passes on to its {@link BanListener}, and when. */
+class LeaseStoreBansTest {
+
+    private static final Duration TTL = Duration.ofMinutes(5);
+    private static final Duration WINDOW = Duration.ofMinutes(10);
+    private static final OperatorConfig.Leases LIMITS =
+            new OperatorConfig.Leases(TTL, Duration.ofHours(1), WINDOW, Duration.ofSeconds(30));
+    private static final Optional<String> NONE = Optional.empty();
+
+    /** One call of the listener, and whether the store's lock was held by anyone during it. */
+    record Heard(String proxyKey, String target, long nanoTime, boolean underLock) { }
+
+    private final FakeClock clock = new FakeClock(Instant.parse("2026-11-29T10:00:00Z"));
+    private final AtomicLong nanos = new AtomicLong(7_000_000_000L);
+    private final List<Heard> heard = new ArrayList<>();
+    private LeaseStore store;
+
+    {
+        store = new LeaseStore(LIMITS, clock, nanos::get,
+                (proxy, target, at) -> heard.add(new Heard(proxy, target, at, store.locked())));
+    }
+
+    private static final List<Candidate> FLEET = List.of(new Candidate("crawl", "a", Map.of(), true, 10L, 5),
+            new Candidate("crawl", "b", Map.of(), true, 20L, 5));
+
+    private Lease lend(Optional<String> target) {
+        return assertInstanceOf(Granted.class, store.acquire(FLEET, Map.of(), target, TTL)).lease();
+    }
+
+    @Test
+    void shouldTellTheListenerOfEachAcceptedBanWithTheTargetItCoolsDownFor() {
+        Lease shop = lend(Optional.of("shop.test"));
+        Lease untargeted = lend(NONE);
+
+        store.report(shop.id(), ReportResult.BANNED, Optional.of("news.test"));
+        nanos.addAndGet(1_000);
+        store.report(shop.id(), ReportResult.BANNED, NONE);
+        store.report(untargeted.id(), ReportResult.BANNED, NONE);
+
+        long t0 = 7_000_000_000L;
+        assertEquals(List.of(new Heard("crawl/a", "news.test", t0, false), new Heard("crawl/a", "shop.test", t0 + 1_000, false),
+                new Heard("crawl/b", "", t0 + 1_000, false)), heard);
+    }
+
+    @Test
+    void shouldNotTellTheListenerOfOkOrRateLimitedReportsNorOfUnknownLeases() {
+        Lease lease = lend(Optional.of("shop.test"));
+        assertEquals(Reported.ACCEPTED, store.report(lease.id(), ReportResult.OK, NONE));
+        assertEquals(Reported.ACCEPTED, store.report(lease.id(), ReportResult.RATE_LIMITED, NONE));
+        store.release(lease.id());
+        assertEquals(Reported.UNKNOWN_LEASE, store.report(lease.id(), ReportResult.BANNED, NONE));
+        assertEquals(Reported.UNKNOWN_LEASE, store.report("never-issued", ReportResult.BANNED, NONE));
+        assertEquals(List.of(), heard);
+    }
+
+    @Test
+    void shouldTellTheListenerOfALateBanOnAnExpiredLease() {
+        Lease lease = lend(Optional.of("shop.test"));
+        nanos.addAndGet(TTL.plus(WINDOW).minusSeconds(1).toNanos());
+        assertEquals(Reported.ACCEPTED, store.report(lease.id(), ReportResult.BANNED, NONE));
+        assertEquals(1, heard.size());
+        assertEquals("shop.test", heard.getFirst().target());
+    }
+
+    @Test
+    void shouldCallTheListenerAfterTheLockIsLetGo() {
+        store.report(lend(NONE).id(), ReportResult.BANNED, NONE);
+        assertEquals(false, heard.getFirst().underLock(), "a listener that takes its own lock must not nest in ours");
+    }
+
+    @Test
+    void shouldKeepAReportThatTheListenerFailedOn() {
+        LeaseStore failing = new LeaseStore(LIMITS, clock, nanos::get, (proxy, target, at) -> {
+            throw new IllegalStateException("listener bug");
+        });
+        Lease lease = assertInstanceOf(Granted.class, failing.acquire(FLEET.subList(0, 1), Map.of(),
+                Optional.of("shop.test"), TTL)).lease();
+        assertEquals(Reported.ACCEPTED, failing.report(lease.id(), ReportResult.BANNED, NONE));
+        failing.release(lease.id());
+        assertInstanceOf(NoMatch.class, failing.acquire(FLEET.subList(0, 1), Map.of(), Optional.of("shop.test"), TTL),
+                "the cooldown was recorded before the listener ran");
+    }
+}
