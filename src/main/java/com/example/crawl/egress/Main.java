@@ -19,9 +19,10 @@ import com.example.crawl.egress.health.HealthEngine;
 import com.example.crawl.egress.lease.LeaseStore;
 import com.example.crawl.egress.log.LogSetup;
 import com.example.crawl.egress.metrics.Metrics;
-import com.example.crawl.egress.pool.BanCounts;
+import com.example.crawl.egress.pool.BanLedger;
 import com.example.crawl.egress.pool.ClusterPoolStore;
 import com.example.crawl.egress.pool.PoolInformer;
+import com.example.crawl.egress.pool.PoolBans;
 import com.example.crawl.egress.pool.PoolKey;
 import com.example.crawl.egress.pool.PoolReconciler;
 import com.example.crawl.egress.provider.ProviderDecorator;
@@ -130,8 +131,9 @@ public final class Main {
         PoolInformer pools = shutdown.register(INFORMERS, new PoolInformer(client, config.proxyNamespace(), informers));
         WorkQueue<PoolKey> poolQueue = new WorkQueue<>(RateLimiter.defaultControllerLimiter(System::nanoTime),
                 System::nanoTime, metrics.poolQueue());
+        BanLedger bans = PoolBans.ledger(informers, pools, poolQueue::add); // fed by the lease store below
         Workers<PoolKey> poolController = shutdown.register(WORKERS, new Workers<>("ProxyPool", "pool",
-                new PoolReconciler(new ClusterPoolStore(client, pools, informers), BanCounts.NONE,
+                new PoolReconciler(new ClusterPoolStore(client, pools, informers), PoolBans.counts(bans, System::nanoTime),
                         config.reconcile().driftPoll(), config.reconcile().requeueNow(), Clock.systemUTC())::reconcile,
                 poolQueue, POOL_WORKERS, Thread.ofPlatform().name("pool-", 0).factory(), DRAIN_TIMEOUT,
                 new Workers.Instrumentation(metrics.poolReconciles(), System::nanoTime, telemetry.tracer())));
@@ -154,7 +156,8 @@ public final class Main {
                     a -> new HealthEndpoints(a, () -> informers.hasSynced() && pools.hasSynced()
                             && (!election.isLeader() || controller.workersAlive() && poolController.workersAlive())))).start();
         }
-        LeaseStore leases = shutdown.register(LEASES, new LeaseStore(config.leases(), Clock.systemUTC(), System::nanoTime));
+        LeaseStore leases = shutdown.register(LEASES, new LeaseStore(config.leases(), Clock.systemUTC(), System::nanoTime,
+                bans));
         DiscoveryServer discovery = shutdown.register(LISTENERS, StartException.listening("discovery-address",
                 config.endpoints().discovery(), a -> new DiscoveryServer(a, informers::proxies, informers::credentials,
                         leases, Optional.of(config.discovery().token()).filter(t -> !t.isEmpty()),

@@ -192,7 +192,8 @@ public final class ProxyInformers implements AutoCloseable {
         return proxies.hasSynced() && secrets.hasSynced() && credentials.hasSynced();
     }
 
-    Optional<Proxy> proxy(ProxyKey key) {
+    /** The cached Proxy of this key; never touches the network. */
+    public Optional<Proxy> proxy(ProxyKey key) {
         return Optional.ofNullable(proxies.getStore().getByKey(key.toString()));
     }
 

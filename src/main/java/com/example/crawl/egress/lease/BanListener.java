@@ -21,4 +21,11 @@ public interface BanListener {
      * @param nanoTime when the store took the report, on its monotonic clock
      */
     void banned(String proxyKey, String target, long nanoTime);
+
+    /**
+     * Frees what the listener holds beyond its use; called by the store's sweep, outside the
+     * store's lock, with the sweep's time on the same clock. Does nothing unless overridden.
+     */
+    default void sweep(long nanoTime) {
+    }
 }

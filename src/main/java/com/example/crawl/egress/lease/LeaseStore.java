@@ -277,13 +277,14 @@ public final class LeaseStore implements AutoCloseable {
     }
 
     /**
-     * Drops leases past their report window and cooldowns past their end. Only frees memory: no
-     * answer depends on it having run.
+     * Drops leases past their report window and cooldowns past their end, then asks the ban listener
+     * to drop its old bans. Only frees memory: no answer depends on it having run.
      */
     public void sweep() {
+        long now;
         lock.lock();
         try {
-            long now = nanoTime.getAsLong();
+            now = nanoTime.getAsLong();
             for (Iterator<Held> it = byId.values().iterator(); it.hasNext();) {
                 Held held = it.next();
                 if (!reportable(held, now)) {
@@ -295,6 +296,7 @@ public final class LeaseStore implements AutoCloseable {
         } finally {
             lock.unlock();
         }
+        bans.sweep(now); // the ban listener's old bans too, outside our lock as every call to it
     }
 
     /** Schedules {@link #sweep} every {@code --lease-sweep-interval} on a daemon thread. */

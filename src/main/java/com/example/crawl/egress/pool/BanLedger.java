@@ -136,6 +136,7 @@ public final class BanLedger implements BanListener {
     }
 
     /** Forgets bans at least the longest window old at {@code nowNanos}: no pool counts them. */
+    @Override
     public void sweep(long nowNanos) {
         lock.lock();
         try {

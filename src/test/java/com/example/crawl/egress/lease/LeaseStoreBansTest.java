@@ -99,4 +99,25 @@ class LeaseStoreBansTest {
         assertInstanceOf(NoMatch.class, failing.acquire(FLEET.subList(0, 1), Map.of(), Optional.of("shop.test"), TTL),
                 "the cooldown was recorded before the listener ran");
     }
+
+    @Test
+    void shouldAskTheListenerToSweepOutsideTheLockAtTheSweepsTime() {
+        List<Heard> swept = new ArrayList<>();
+        LeaseStore[] self = new LeaseStore[1];
+        self[0] = new LeaseStore(LIMITS, clock, nanos::get, new BanListener() {
+            @Override
+            public void banned(String proxyKey, String target, long nanoTime) {
+            }
+
+            @Override
+            public void sweep(long nanoTime) {
+                swept.add(new Heard("", "", nanoTime, self[0].locked()));
+            }
+        });
+        nanos.addAndGet(5);
+
+        self[0].sweep();
+
+        assertEquals(List.of(new Heard("", "", 7_000_000_005L, false)), swept);
+    }
 }

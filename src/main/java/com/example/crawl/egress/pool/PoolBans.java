@@ -1,0 +1,55 @@
+package com.example.crawl.egress.pool;
+
+import com.example.crawl.egress.api.Proxy;
+import com.example.crawl.egress.api.ProxyPool;
+import com.example.crawl.egress.controller.ProxyInformers;
+import com.example.crawl.egress.controller.ProxyKey;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.function.Consumer;
+import java.util.function.LongSupplier;
+
+/**
+ * The ban seam wired between the lease store and the pool controller: a {@link BanLedger} that
+ * counts the bans of members of pools with {@code recycleAfterBans} only, and puts the member's pool
+ * on the pool queue at each one; and the {@link BanCounts} the controller reads it through.
+ */
+public final class PoolBans {
+
+    /** The longest window a pool may ask for; the CRD refuses longer. */
+    public static final Duration LONGEST_WINDOW = Duration.ofHours(24);
+
+    private PoolBans() {
+    }
+
+    /**
+     * A ledger over the caches: a ban counts when the proxy is a cached member of a cached pool
+     * with {@code recycleAfterBans}; each counted ban enqueues that pool. Both lookups are cache
+     * reads by key and never block.
+     */
+    public static BanLedger ledger(ProxyInformers proxies, PoolInformer pools, Consumer<PoolKey> enqueue) {
+        return new BanLedger(key -> owner(proxies, key).flatMap(pools::pool)
+                .filter(p -> p.getSpec() != null && p.getSpec().rotation().recycleAfterBans() != null).isPresent(),
+                key -> owner(proxies, key).ifPresent(enqueue), LONGEST_WINDOW);
+    }
+
+    /** The ledger's counts as the controller reads them, at {@code nanoTime}'s now (the lease store's clock). */
+    public static BanCounts counts(BanLedger ledger, LongSupplier nanoTime) {
+        return (proxyKey, window) -> ledger.distinctTargets(proxyKey, window, nanoTime.getAsLong());
+    }
+
+    /** The pool whose member {@code proxyKey} ({@code namespace/name}) is, from the cache. */
+    private static Optional<PoolKey> owner(ProxyInformers proxies, String proxyKey) {
+        int slash = proxyKey.indexOf('/');
+        if (slash < 0) {
+            return Optional.empty();
+        }
+        String namespace = proxyKey.substring(0, slash);
+        Optional<Proxy> proxy = proxies.proxy(new ProxyKey(namespace, proxyKey.substring(slash + 1)));
+        return proxy.flatMap(p -> p.getMetadata().getOwnerReferences() == null ? Optional.empty()
+                : p.getMetadata().getOwnerReferences().stream()
+                        .filter(r -> ProxyPool.KIND.equals(r.getKind())
+                                && Boolean.TRUE.equals(r.getController()))
+                        .findFirst().map(r -> new PoolKey(namespace, r.getName())));
+    }
+}
