@@ -27,6 +27,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.random.RandomGenerator;
 import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -59,18 +60,27 @@ public final class PoolReconciler {
     private final Duration requeueNow;
     private final Clock clock;
     private final Expectations expectations = new Expectations();
-    private final SecureRandom random = new SecureRandom();
+    private final RandomGenerator random;
 
     /**
      * @param resync     the longest a pool goes without a pass ({@code --drift-poll})
      * @param requeueNow the short wait before looking again ({@code --requeue-now})
      */
     public PoolReconciler(PoolStore store, BanCounts bans, Duration resync, Duration requeueNow, Clock clock) {
+        this(store, bans, resync, requeueNow, clock, new SecureRandom());
+    }
+
+    /**
+     * @param names where member names' nonces come from; a seeded one makes a test's run replayable
+     */
+    public /* test */ PoolReconciler(PoolStore store, BanCounts bans, Duration resync, Duration requeueNow, Clock clock,
+            RandomGenerator names) {
         this.store = store;
         this.bans = bans;
         this.resync = resync;
         this.requeueNow = requeueNow;
         this.clock = clock;
+        this.random = names;
     }
 
     /** Reconciles one pool. Blocks on API calls; an expected failure comes back as an {@link Outcome}. */
