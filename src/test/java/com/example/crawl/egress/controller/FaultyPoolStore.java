@@ -23,11 +23,19 @@ final class FaultyPoolStore implements PoolStore {
     private final FakePoolApi api;
     private final PoolCache cache;
     private final FaultPlan plan;
+    private final DeleteCheck deletes;
 
-    FaultyPoolStore(FakePoolApi api, PoolCache cache, FaultPlan plan) {
+    /** Told of every delete sent, with the member's pool as the cache shows it: what the controller knew. */
+    @FunctionalInterface
+    interface DeleteCheck {
+        void deleting(String member, Optional<ProxyPool> cached);
+    }
+
+    FaultyPoolStore(FakePoolApi api, PoolCache cache, FaultPlan plan, DeleteCheck deletes) {
         this.api = api;
         this.cache = cache;
         this.plan = plan;
+        this.deletes = deletes;
     }
 
     @FunctionalInterface
@@ -64,6 +72,9 @@ final class FaultyPoolStore implements PoolStore {
 
     @Override
     public void delete(String namespace, String name) {
+        deletes.deleting(name, cache.proxy(namespace, name).flatMap(FakePoolApi::poolOwner)
+                .flatMap(o -> cache.pool(new PoolKey(namespace, o.getName())).filter(p -> p.getMetadata().getUid()
+                        .equals(o.getUid()))));
         unchecked(() -> write("api.delete", false, () -> {
             api.deleteProxy(namespace, name);
             return null;

@@ -45,6 +45,10 @@ final class PoolCache {
         return Optional.ofNullable(pools.get(key.toString()));
     }
 
+    Optional<Proxy> proxy(String namespace, String name) {
+        return Optional.ofNullable(proxies.get(namespace + "/" + name));
+    }
+
     /** Cached Proxies whose controller owner reference names a pool of this name, any UID. */
     List<Proxy> members(PoolKey key) {
         return proxies.values().stream().filter(p -> key.namespace().equals(p.getMetadata().getNamespace())

@@ -156,7 +156,8 @@ final class PoolCrashScenario {
 
     private PoolProcess newProcess() {
         // A process is created while the old one is still the watcher's target; the new one lists afresh anyway.
-        return new PoolProcess(api, plan, clock, (proxyKey, window) -> users.bannedTargets(proxyKey), names.split());
+        return new PoolProcess(api, plan, clock, (proxyKey, window) -> users.bannedTargets(proxyKey), names.split(),
+                invariants::deleting);
     }
 
     private void user(Supplier<String> action, PoolKey key) {

@@ -32,7 +32,8 @@ import java.util.TreeMap;
  * every step: (a) no create takes a pool's live members (not being deleted) above
  * {@code replicas + maxSurge} of the spec in force; (b) no member name is ever used twice; (c)
  * every Proxy with a pool owner reference belongs to a pool that exists, or is being deleted
- * itself, or its pool went less than {@link #QUIESCENCE} ago. At the end, after quiescence: every
+ * itself, or its pool went less than {@link #QUIESCENCE} ago; (d) no member of a pool deleted
+ * with {@code orphan} propagation is deleted once the controller's cache shows that. At the end, after quiescence: every
  * pool has exactly {@code replicas} live members, made from its current template and placements,
  * none retired, all Ready, its status saying so; no member of a deleted pool remains, nothing is
  * stuck being deleted, and no pool's last reconcile failed.
@@ -109,6 +110,20 @@ final class PoolInvariants {
         if (live > limit) {
             violation("creating " + name + " took pool uid " + uid.get() + " to " + live
                     + " live members; replicas + maxSurge in force is " + limit);
+        }
+    }
+
+    /**
+     * (d), at every delete the controller sends: a member of a pool its cache shows being deleted
+     * with {@code orphan} propagation is not deleted.
+     *
+     * @param cached the member's pool as the controller's cache shows it
+     */
+    void deleting(String member, Optional<ProxyPool> cached) {
+        if (cached.isPresent() && cached.get().getMetadata().getDeletionTimestamp() != null
+                && Objects.requireNonNullElse(cached.get().getMetadata().getFinalizers(), List.of()).contains("orphan")) {
+            violation("deleting member " + member + " of pool " + cached.get().getMetadata().getName()
+                    + ", which the controller saw being deleted with orphan propagation");
         }
     }
 

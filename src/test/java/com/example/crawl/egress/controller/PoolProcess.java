@@ -33,12 +33,16 @@ final class PoolProcess {
     private final PoolCache cache;
     private final PoolReconciler reconciler;
 
-    /** @param names where the reconciler's member names come from: seeded, so a run replays */
-    PoolProcess(FakePoolApi api, FaultPlan plan, FakeClock clock, BanCounts bans, RandomGenerator names) {
+    /**
+     * @param names   where the reconciler's member names come from: seeded, so a run replays
+     * @param deletes told of every member delete the reconciler sends, with the pool its cache shows
+     */
+    PoolProcess(FakePoolApi api, FaultPlan plan, FakeClock clock, BanCounts bans, RandomGenerator names,
+            FaultyPoolStore.DeleteCheck deletes) {
         this.plan = plan;
         this.clock = clock;
         this.cache = new PoolCache(api, key -> queue.add(key, clock.instant()));
-        this.reconciler = new PoolReconciler(new FaultyPoolStore(api, cache, plan), bans, RESYNC, REQUEUE_NOW, clock,
+        this.reconciler = new PoolReconciler(new FaultyPoolStore(api, cache, plan, deletes), bans, RESYNC, REQUEUE_NOW, clock,
                 names);
     }
 
@@ -67,7 +71,12 @@ final class PoolProcess {
         PoolKey key = next.get();
         queue.take(key);
         plan.path("pool");
-        Outcome outcome = reconciler.reconcile(key);
+        Outcome outcome;
+        try {
+            outcome = reconciler.reconcile(key);
+        } catch (RuntimeException e) {
+            outcome = new Outcome.Failed("unexpected " + e, e); // as Workers takes a bug: retried with backoff
+        }
         plan.path("none");
         queue.apply(key, outcome, now);
         return Optional.of(new Reconciled(key, outcome));
