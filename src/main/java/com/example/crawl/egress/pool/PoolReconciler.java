@@ -164,7 +164,8 @@ public final class PoolReconciler {
         PoolPlan.Limits limits = limits(pool);
         List<Proxy> cached = store.members(key).stream().filter(m -> uid.equals(ownerUid(m))).toList();
         List<Proxy> alive = cached.stream().filter(m -> m.getMetadata().getDeletionTimestamp() == null).toList();
-        expectations.observe(key, alive.stream().map(m -> m.getMetadata().getName()).collect(Collectors.toSet()), now);
+        expectations.observe(key, uid, alive.stream().map(m -> m.getMetadata().getName()).collect(Collectors.toSet()),
+                now);
         List<Member> members = new ArrayList<>();
         for (Proxy p : alive) {
             if (!expectations.deleting(key, p.getMetadata().getName())) {
@@ -262,7 +263,8 @@ public final class PoolReconciler {
                 MemberTemplate template = templates.get(placement);
                 Proxy member = member(pool, template);
                 String name = member.getMetadata().getName();
-                expectations.created(key, name, placement, template.hash(), now); // before: a lost answer still counts
+                // Before the request: a create whose answer is lost still counts.
+                expectations.created(key, pool.getMetadata().getUid(), name, placement, template.hash(), now);
                 try {
                     if (!store.create(member)) {
                         expectations.createFailed(key, name); // a name taken by chance: the next pass makes another

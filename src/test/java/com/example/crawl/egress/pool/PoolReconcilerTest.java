@@ -354,6 +354,19 @@ class PoolReconcilerTest {
     }
 
     @Test
+    void shouldNotCountWhatItCreatedForAnEarlierPoolOfTheSameNameAsMembersOfTheNewOne() {
+        api.createPool(NS, KEY.name(), spec(3), UID);
+        pass();
+        api.deletePool(KEY, List.of());
+        api.createPool(NS, KEY.name(), spec(3), "22222222-2222-2222-2222-222222222222");
+
+        pass();
+
+        assertEquals(3, live().stream().filter(m -> FakePoolApi.poolOwner(m).orElseThrow().getUid().startsWith("2222"))
+                .count(), "the earlier pool's creates are no members of the new one");
+    }
+
+    @Test
     void shouldDeleteTheMembersOfAPoolBeingDeleted() {
         api.createPool(NS, KEY.name(), spec(3), UID);
         settle();
