@@ -161,7 +161,13 @@ public final class PoolReconciler {
         } catch (IllegalArgumentException e) {
             violations.add(e.getMessage());
         }
-        PoolPlan.Limits limits = limits(pool);
+        PoolPlan.Limits limits;
+        try {
+            limits = limits(pool);
+        } catch (IllegalArgumentException e) {
+            violations.add(e.getMessage());
+            limits = new PoolPlan.Limits(Math.max(0, pool.getSpec().replicas()), 0, 0);
+        }
         List<Proxy> cached = store.members(key).stream().filter(m -> uid.equals(ownerUid(m))).toList();
         List<Proxy> alive = cached.stream().filter(m -> m.getMetadata().getDeletionTimestamp() == null).toList();
         expectations.observe(key, uid, alive.stream().map(m -> m.getMetadata().getName()).collect(Collectors.toSet()),
@@ -350,30 +356,45 @@ public final class PoolReconciler {
         store.updateStatus(copy);
     }
 
-    /** The counts {@code maxSurge} and {@code maxUnavailable} resolve to; both 0 (refused by the CRD) is read as a surge of 1. */
+    /**
+     * The counts {@code maxSurge} and {@code maxUnavailable} resolve to; both 0 (refused by the CRD) is read as a surge of 1.
+     *
+     * @throws IllegalArgumentException naming the field, when one is neither a count nor a percentage
+     */
     static PoolPlan.Limits limits(ProxyPool pool) {
         int replicas = Math.max(0, pool.getSpec().replicas());
         Rotation rotation = pool.getSpec().rotation();
-        int surge = resolve(rotation.maxSurge(), replicas, true);
-        int unavailable = resolve(rotation.maxUnavailable(), replicas, false);
+        int surge = resolve("spec.rotation.maxSurge", rotation.maxSurge(), replicas, true);
+        int unavailable = resolve("spec.rotation.maxUnavailable", rotation.maxUnavailable(), replicas, false);
         if (surge == 0 && unavailable == 0) {
             surge = 1;
         }
         return new PoolPlan.Limits(replicas, surge, Math.min(unavailable, replicas));
     }
 
-    /** A count, or a percentage of {@code replicas} rounded up (surge) or down (unavailable), as a Deployment's. */
-    static int resolve(IntOrString value, int replicas, boolean roundUp) {
+    /**
+     * A count, or a percentage of {@code replicas} rounded up (surge) or down (unavailable), as a Deployment's.
+     * A negative count is read as 0.
+     */
+    static int resolve(String field, IntOrString value, int replicas, boolean roundUp) {
         if (value.getIntVal() != null) {
             return Math.max(0, value.getIntVal());
         }
         String s = value.getStrVal().trim();
-        if (!s.endsWith("%")) {
-            return Math.max(0, Integer.parseInt(s));
+        try {
+            if (!s.endsWith("%")) {
+                return Math.max(0, Integer.parseInt(s));
+            }
+            long percent = Long.parseLong(s.substring(0, s.length() - 1));
+            if (percent < 0) {
+                throw new NumberFormatException("negative");
+            }
+            long scaled = percent * replicas;
+            return (int) Math.min(Integer.MAX_VALUE, roundUp ? (scaled + 99) / 100 : scaled / 100);
+        } catch (NumberFormatException e) {
+            // The CRD's schema says int-or-string and no more: a mock API server stores anything.
+            throw new IllegalArgumentException(field + ": must be a count or a percentage such as 25%, not " + s, e);
         }
-        long percent = Long.parseLong(s.substring(0, s.length() - 1));
-        long scaled = percent * replicas;
-        return (int) (roundUp ? (scaled + 99) / 100 : scaled / 100);
     }
 
     private PoolPlan.Rules rules(Rotation rotation, String namespace) {

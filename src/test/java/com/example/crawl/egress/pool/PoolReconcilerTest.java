@@ -180,6 +180,20 @@ class PoolReconcilerTest {
     }
 
     @Test
+    void shouldReportAnUnreadableMaxSurgeAndCreateNothing() {
+        api.createPool(NS, KEY.name(), rotation(spec(2), new Rotation(null, null, null, new IntOrString("lots"),
+                null)), UID);
+
+        Outcome outcome = pass();
+
+        assertEquals(List.of(), api.proxies());
+        assertCondition(PoolStatusView.REPLICA_FAILURE, Condition.TRUE, "InvalidTemplate");
+        assertTrue(message(PoolStatusView.REPLICA_FAILURE).contains("spec.rotation.maxSurge"),
+                message(PoolStatusView.REPLICA_FAILURE));
+        assertInstanceOf(Outcome.RequeueAfter.class, outcome);
+    }
+
+    @Test
     void shouldStopTheBatchAtTheFirstFailedCreateAndReportIt() {
         api.createPool(NS, KEY.name(), spec(10), UID);
         store.failCreates(CreateFault.REFUSED);
