@@ -20,7 +20,7 @@ import java.util.function.Supplier;
  * their members, the cluster's other processes ({@link MemberLifecycle}) make members Ready and
  * release deleted ones, and the pool controller reconciles through the {@link FaultPlan}'s faults
  * around every write, dropped watches and crashes that throw the whole process away; then the
- * faults stop, an invalid template is fixed as a user would, the system runs for {@link #CALM} of
+ * faults stop, an invalid template is fixed and rotation by age turned off as a user would, the system runs for {@link #CALM} of
  * simulated time (past every expectation's lifetime), and the end state is checked.
  * {@link PoolInvariants} also watches every step.
  *
@@ -91,6 +91,7 @@ final class PoolCrashScenario {
         for (PoolKey key : api.pools().stream().map(PoolKey::of).toList()) {
             if (api.pool(key).orElseThrow().getMetadata().getDeletionTimestamp() == null) {
                 user(() -> users.repair(key), key);
+                user(() -> users.stopAging(key), key);
             }
         }
         Instant end = clock.instant().plus(CALM);

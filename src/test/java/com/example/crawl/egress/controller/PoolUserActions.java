@@ -22,7 +22,8 @@ import java.util.UUID;
  * What the people using pools do in a pool crash run, drawn from the run's random: create a pool
  * (under one of a few names, so names come back with new UIDs), scale it, change what shapes its
  * members (the port; rarely an invalid one) or what does not (attributes, {@code maxLeases}),
- * change its placements and weights or its surge and unavailability, delete it (in the
+ * change its placements and weights or its rotation (surge, unavailability, sometimes a
+ * {@code maxAge} of 15 minutes), delete it (in the
  * background, with {@code orphan}, or held by a finalizer of their own for a while), report a
  * member banned, or see one turn Unhealthy. Each returns what it did, for the trace, or null when
  * it found nothing to act on.
@@ -97,8 +98,8 @@ final class PoolUserActions {
     String rollout(PoolKey key) {
         Rotation next = rotation();
         edit(key, s -> new ProxyPoolSpec(s.replicas(), s.template(), s.placements(), next));
-        return "change surge/unavailable of " + key + " to " + next.maxSurge().getValue() + "/"
-                + next.maxUnavailable().getValue();
+        return "change rotation of " + key + " to surge/unavailable " + next.maxSurge().getValue() + "/"
+                + next.maxUnavailable().getValue() + ", maxAge " + next.maxAge();
     }
 
     String delete(PoolKey key) {
@@ -128,6 +129,17 @@ final class PoolUserActions {
         edit(key, s -> new ProxyPoolSpec(s.replicas(), template(3128, old.attributes().get("region"), old.maxLeases()),
                 s.placements(), s.rotation()));
         return "repair port of " + key;
+    }
+
+    /** Turns rotation by age off, so that a run can end with every member settled; null when it was off. */
+    String stopAging(PoolKey key) {
+        Rotation old = pool(key).getSpec().rotation();
+        if (old.maxAge() == null) {
+            return null;
+        }
+        edit(key, s -> new ProxyPoolSpec(s.replicas(), s.template(), s.placements(), new Rotation(null,
+                old.replaceUnhealthyAfter(), old.recycleAfterBans(), old.maxSurge(), old.maxUnavailable())));
+        return "turn maxAge off for " + key;
     }
 
     /** A pool that exists and is not being deleted, if any. */
@@ -172,7 +184,8 @@ final class PoolUserActions {
         if (Integer.valueOf(0).equals(surge.getIntVal()) && Integer.valueOf(0).equals(unavailable.getIntVal())) {
             surge = new IntOrString(1); // the CRD refuses both 0
         }
-        return new Rotation(null, "2m", new Rotation.RecycleAfterBans(BAN_TARGETS, "1h"), surge, unavailable);
+        String maxAge = random.nextInt(3) == 0 ? "15m" : null;
+        return new Rotation(maxAge, "2m", new Rotation.RecycleAfterBans(BAN_TARGETS, "1h"), surge, unavailable);
     }
 
     static ProxyTemplate template(int port, String region, int maxLeases) {
@@ -183,7 +196,7 @@ final class PoolUserActions {
     static String describe(ProxyPoolSpec spec) {
         return "replicas " + spec.replicas() + " port " + spec.template().spec().port() + " placements "
                 + describe(spec.placements()) + " surge/unavailable " + spec.rotation().maxSurge().getValue() + "/"
-                + spec.rotation().maxUnavailable().getValue();
+                + spec.rotation().maxUnavailable().getValue() + " maxAge " + spec.rotation().maxAge();
     }
 
     private static String describe(List<Placement> placements) {
