@@ -9,7 +9,6 @@ import com.example.crawl.egress.pool.FakePoolApi;
 import com.example.crawl.egress.pool.PoolKey;
 import com.example.crawl.egress.provider.FakeClock;
 import io.fabric8.kubernetes.api.model.OwnerReference;
-import java.time.Duration;
 import java.time.Instant;
 import java.util.HashMap;
 import java.util.List;

@@ -12,6 +12,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.SplittableRandom;
+import java.util.TreeMap;
 import java.util.function.Supplier;
 
 /**
@@ -175,7 +176,7 @@ final class PoolCrashScenario {
 
     /** Live members per pool, for the trace. */
     private String census() {
-        Map<String, Integer> live = new java.util.TreeMap<>();
+        Map<String, Integer> live = new TreeMap<>();
         for (Proxy p : api.proxies()) {
             FakePoolApi.poolOwner(p).filter(o -> p.getMetadata().getDeletionTimestamp() == null)
                     .ifPresent(o -> live.merge(o.getName() + "/" + o.getUid().substring(0, 4), 1, Integer::sum));

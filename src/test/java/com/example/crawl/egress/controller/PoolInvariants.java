@@ -188,8 +188,7 @@ final class PoolInvariants {
         for (Proxy m : members) {
             String name = "pool " + key + " member " + m.getMetadata().getName();
             Map<String, String> labels = Objects.requireNonNullElse(m.getMetadata().getLabels(), Map.of());
-            Placement placement = placements.get(labels.getOrDefault(com.example.crawl.egress.api.ProxyPool.PLACEMENT_LABEL,
-                    ""));
+            Placement placement = placements.get(labels.getOrDefault(ProxyPool.PLACEMENT_LABEL, ""));
             if (placement == null) {
                 violation(name + " is in placement " + labels.get(ProxyPool.PLACEMENT_LABEL) + ", which the pool no longer has");
                 continue;

@@ -17,6 +17,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.SplittableRandom;
 import java.util.UUID;
+import java.util.function.UnaryOperator;
 
 /**
  * What the people using pools do in a pool crash run, drawn from the run's random: create a pool
@@ -156,7 +157,7 @@ final class PoolUserActions {
         return members.isEmpty() ? Optional.empty() : Optional.of(members.get(random.nextInt(members.size())));
     }
 
-    private void edit(PoolKey key, java.util.function.UnaryOperator<ProxyPoolSpec> change) {
+    private void edit(PoolKey key, UnaryOperator<ProxyPoolSpec> change) {
         api.editPool(key, change);
     }
 

@@ -1,16 +1,17 @@
 package com.example.crawl.egress.pool;
 
+import com.example.crawl.egress.api.Conditions;
 import com.example.crawl.egress.api.Proxy;
 import com.example.crawl.egress.api.ProxyPool;
 import com.example.crawl.egress.api.ProxyPoolSpec;
 import com.example.crawl.egress.api.ProxyPoolStatus;
 import com.example.crawl.egress.api.ProxyStatus;
-import com.example.crawl.egress.api.Conditions;
 import com.example.crawl.egress.controller.ObjectChangedException;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.OwnerReference;
+import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
@@ -156,7 +157,7 @@ public final class FakePoolApi {
         }
         Proxy p = new Proxy();
         p.setMetadata(new ObjectMetaBuilder(proxy.getMetadata()).withUid(UUID.nameUUIDFromBytes(
-                ("proxy " + key + " " + version).getBytes(java.nio.charset.StandardCharsets.UTF_8)).toString())
+                ("proxy " + key + " " + version).getBytes(StandardCharsets.UTF_8)).toString())
                 .withGeneration(1L).withResourceVersion(nextVersion()).withDeletionTimestamp(null)
                 .withCreationTimestamp(Conditions.timestamp(clock.instant())).build());
         p.setSpec(proxy.getSpec());

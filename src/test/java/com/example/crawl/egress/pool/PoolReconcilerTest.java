@@ -22,12 +22,10 @@ import com.example.crawl.egress.provider.FakeClock;
 import io.fabric8.kubernetes.api.model.IntOrString;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.stream.Collectors;
@@ -436,8 +434,7 @@ class PoolReconcilerTest {
         unhealthy(sick);
         clock.advance(Duration.ofMinutes(4));
         pass();
-        assertEquals(names(List.of(sick)), names(live()).stream().filter(n -> n.equals(sick.getMetadata().getName()))
-                .collect(Collectors.toSet()), "not yet: Unhealthy for 4 minutes of 5");
+        assertTrue(names(live()).contains(sick.getMetadata().getName()), "not yet: Unhealthy for 4 minutes of 5");
 
         clock.advance(Duration.ofMinutes(2));
         settle();
