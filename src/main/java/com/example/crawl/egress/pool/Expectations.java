@@ -21,13 +21,14 @@ final class Expectations {
     /** How long an expectation waits for the cache; client-go waits as long. */
     static final Duration TTL = Duration.ofMinutes(5);
 
-    private record Created(String placement, String hash, Instant at) { }
+    private record Created(String uid, String placement, String hash, Instant at) { }
 
     private final Map<PoolKey, Map<String, Created>> creates = new ConcurrentHashMap<>();
     private final Map<PoolKey, Map<String, Instant>> deletes = new ConcurrentHashMap<>();
 
-    void created(PoolKey pool, String name, String placement, String hash, Instant at) {
-        creates.computeIfAbsent(pool, k -> new ConcurrentHashMap<>()).put(name, new Created(placement, hash, at));
+    /** @param uid the UID of the pool the member was created for */
+    void created(PoolKey pool, String uid, String name, String placement, String hash, Instant at) {
+        creates.computeIfAbsent(pool, k -> new ConcurrentHashMap<>()).put(name, new Created(uid, placement, hash, at));
     }
 
     void createFailed(PoolKey pool, String name) {
@@ -40,11 +41,12 @@ final class Expectations {
 
     /**
      * Forgets what the cache now shows ({@code cached}: the names of the pool's cached members that
-     * are not being deleted) or what is older than {@link #TTL}.
+     * are not being deleted), what is older than {@link #TTL}, and creates for an earlier pool of
+     * this name (another {@code uid}): what they made is deleted as that pool's, not counted as this one's.
      */
-    void observe(PoolKey pool, Set<String> cached, Instant now) {
-        creates.getOrDefault(pool, Map.of()).entrySet()
-                .removeIf(e -> cached.contains(e.getKey()) || expired(e.getValue().at(), now));
+    void observe(PoolKey pool, String uid, Set<String> cached, Instant now) {
+        creates.getOrDefault(pool, Map.of()).entrySet().removeIf(e -> cached.contains(e.getKey())
+                || !e.getValue().uid().equals(uid) || expired(e.getValue().at(), now));
         deletes.getOrDefault(pool, Map.of()).entrySet()
                 .removeIf(e -> !cached.contains(e.getKey()) || expired(e.getValue(), now));
     }

@@ -27,6 +27,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.random.RandomGenerator;
 import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -59,18 +60,27 @@ public final class PoolReconciler {
     private final Duration requeueNow;
     private final Clock clock;
     private final Expectations expectations = new Expectations();
-    private final SecureRandom random = new SecureRandom();
+    private final RandomGenerator random;
 
     /**
      * @param resync     the longest a pool goes without a pass ({@code --drift-poll})
      * @param requeueNow the short wait before looking again ({@code --requeue-now})
      */
     public PoolReconciler(PoolStore store, BanCounts bans, Duration resync, Duration requeueNow, Clock clock) {
+        this(store, bans, resync, requeueNow, clock, new SecureRandom());
+    }
+
+    /**
+     * @param names where member names' nonces come from; a seeded one makes a test's run replayable
+     */
+    public /* test */ PoolReconciler(PoolStore store, BanCounts bans, Duration resync, Duration requeueNow, Clock clock,
+            RandomGenerator names) {
         this.store = store;
         this.bans = bans;
         this.resync = resync;
         this.requeueNow = requeueNow;
         this.clock = clock;
+        this.random = names;
     }
 
     /** Reconciles one pool. Blocks on API calls; an expected failure comes back as an {@link Outcome}. */
@@ -151,10 +161,17 @@ public final class PoolReconciler {
         } catch (IllegalArgumentException e) {
             violations.add(e.getMessage());
         }
-        PoolPlan.Limits limits = limits(pool);
+        PoolPlan.Limits limits;
+        try {
+            limits = limits(pool);
+        } catch (IllegalArgumentException e) {
+            violations.add(e.getMessage());
+            limits = new PoolPlan.Limits(Math.max(0, pool.getSpec().replicas()), 0, 0);
+        }
         List<Proxy> cached = store.members(key).stream().filter(m -> uid.equals(ownerUid(m))).toList();
         List<Proxy> alive = cached.stream().filter(m -> m.getMetadata().getDeletionTimestamp() == null).toList();
-        expectations.observe(key, alive.stream().map(m -> m.getMetadata().getName()).collect(Collectors.toSet()), now);
+        expectations.observe(key, uid, alive.stream().map(m -> m.getMetadata().getName()).collect(Collectors.toSet()),
+                now);
         List<Member> members = new ArrayList<>();
         for (Proxy p : alive) {
             if (!expectations.deleting(key, p.getMetadata().getName())) {
@@ -252,7 +269,8 @@ public final class PoolReconciler {
                 MemberTemplate template = templates.get(placement);
                 Proxy member = member(pool, template);
                 String name = member.getMetadata().getName();
-                expectations.created(key, name, placement, template.hash(), now); // before: a lost answer still counts
+                // Before the request: a create whose answer is lost still counts.
+                expectations.created(key, pool.getMetadata().getUid(), name, placement, template.hash(), now);
                 try {
                     if (!store.create(member)) {
                         expectations.createFailed(key, name); // a name taken by chance: the next pass makes another
@@ -338,30 +356,45 @@ public final class PoolReconciler {
         store.updateStatus(copy);
     }
 
-    /** The counts {@code maxSurge} and {@code maxUnavailable} resolve to; both 0 (refused by the CRD) is read as a surge of 1. */
+    /**
+     * The counts {@code maxSurge} and {@code maxUnavailable} resolve to; both 0 (refused by the CRD) is read as a surge of 1.
+     *
+     * @throws IllegalArgumentException naming the field, when one is neither a count nor a percentage
+     */
     static PoolPlan.Limits limits(ProxyPool pool) {
         int replicas = Math.max(0, pool.getSpec().replicas());
         Rotation rotation = pool.getSpec().rotation();
-        int surge = resolve(rotation.maxSurge(), replicas, true);
-        int unavailable = resolve(rotation.maxUnavailable(), replicas, false);
+        int surge = resolve("spec.rotation.maxSurge", rotation.maxSurge(), replicas, true);
+        int unavailable = resolve("spec.rotation.maxUnavailable", rotation.maxUnavailable(), replicas, false);
         if (surge == 0 && unavailable == 0) {
             surge = 1;
         }
         return new PoolPlan.Limits(replicas, surge, Math.min(unavailable, replicas));
     }
 
-    /** A count, or a percentage of {@code replicas} rounded up (surge) or down (unavailable), as a Deployment's. */
-    static int resolve(IntOrString value, int replicas, boolean roundUp) {
+    /**
+     * A count, or a percentage of {@code replicas} rounded up (surge) or down (unavailable), as a Deployment's.
+     * A negative count is read as 0.
+     */
+    static int resolve(String field, IntOrString value, int replicas, boolean roundUp) {
         if (value.getIntVal() != null) {
             return Math.max(0, value.getIntVal());
         }
         String s = value.getStrVal().trim();
-        if (!s.endsWith("%")) {
-            return Math.max(0, Integer.parseInt(s));
+        try {
+            if (!s.endsWith("%")) {
+                return Math.max(0, Integer.parseInt(s));
+            }
+            long percent = Long.parseLong(s.substring(0, s.length() - 1));
+            if (percent < 0) {
+                throw new NumberFormatException("negative");
+            }
+            long scaled = percent * replicas;
+            return (int) Math.min(Integer.MAX_VALUE, roundUp ? (scaled + 99) / 100 : scaled / 100);
+        } catch (NumberFormatException e) {
+            // The CRD's schema says int-or-string and no more: a mock API server stores anything.
+            throw new IllegalArgumentException(field + ": must be a count or a percentage such as 25%, not " + s, e);
         }
-        long percent = Long.parseLong(s.substring(0, s.length() - 1));
-        long scaled = percent * replicas;
-        return (int) (roundUp ? (scaled + 99) / 100 : scaled / 100);
     }
 
     private PoolPlan.Rules rules(Rotation rotation, String namespace) {

@@ -9,34 +9,34 @@ import java.util.Optional;
 /**
  * The work queue of a crash-suite operator process, made deterministic: each key has at most one
  * due time (an earlier request wins), and the due key that comes first by time, then by name, is
- * taken next. Outcomes are applied as {@code ProxyController} applies them: {@code Done} forgets
+ * taken next. Outcomes are applied as {@link Workers} applies them: {@code Done} forgets
  * the key, {@code RequeueAfter} schedules it, {@code Failed} and {@code Conflict} back off
  * exponentially ({@value #BASE_MILLIS} ms doubling, at most {@code MAX_BACKOFF}), reset by success.
  */
-final class KeyScheduler {
+final class KeyScheduler<K extends ObjectKey> {
 
     static final long BASE_MILLIS = 500;
     static final Duration MAX_BACKOFF = Duration.ofSeconds(60);
 
-    private final Map<ProxyKey, Instant> due = new HashMap<>();
-    private final Map<ProxyKey, Integer> failures = new HashMap<>();
+    private final Map<K, Instant> due = new HashMap<>();
+    private final Map<K, Integer> failures = new HashMap<>();
 
-    void add(ProxyKey key, Instant at) {
+    void add(K key, Instant at) {
         due.merge(key, at, (a, b) -> a.isBefore(b) ? a : b);
     }
 
     /** The first due key and its time, if any key is queued. */
-    Optional<Map.Entry<ProxyKey, Instant>> peek() {
-        return due.entrySet().stream().min(Map.Entry.<ProxyKey, Instant>comparingByValue()
+    Optional<Map.Entry<K, Instant>> peek() {
+        return due.entrySet().stream().min(Map.Entry.<K, Instant>comparingByValue()
                 .thenComparing(e -> e.getKey().toString()));
     }
 
     /** Takes {@code key} off the queue to reconcile it. */
-    void take(ProxyKey key) {
+    void take(K key) {
         due.remove(key);
     }
 
-    void apply(ProxyKey key, Outcome outcome, Instant now) {
+    void apply(K key, Outcome outcome, Instant now) {
         switch (outcome) {
             case Outcome.Done d -> failures.remove(key);
             case Outcome.RequeueAfter r -> {
@@ -48,7 +48,7 @@ final class KeyScheduler {
         }
     }
 
-    private Duration backoff(ProxyKey key) {
+    private Duration backoff(K key) {
         int n = failures.merge(key, 1, Integer::sum);
         Duration d = Duration.ofMillis(BASE_MILLIS << Math.min(n - 1, 20));
         return d.compareTo(MAX_BACKOFF) > 0 ? MAX_BACKOFF : d;

@@ -23,7 +23,7 @@ final class OperatorProcess {
     private final FaultPlan plan;
     private final FakeClock clock;
     private final Set<String> providers;
-    private final KeyScheduler queue = new KeyScheduler();
+    private final KeyScheduler<ProxyKey> queue = new KeyScheduler<>();
     private final InformerCache cache;
     private final ProxyReconciler reconciler;
 

@@ -1,0 +1,541 @@
+package com.example.crawl.egress.pool;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.example.crawl.egress.api.Condition;
+import com.example.crawl.egress.api.Conditions;
+import com.example.crawl.egress.api.HealthCheck;
+import com.example.crawl.egress.api.Placement;
+import com.example.crawl.egress.api.Proxy;
+import com.example.crawl.egress.api.ProxyPool;
+import com.example.crawl.egress.api.ProxyPoolSpec;
+import com.example.crawl.egress.api.ProxyPoolStatus;
+import com.example.crawl.egress.api.ProxySpec;
+import com.example.crawl.egress.api.ProxyTemplate;
+import com.example.crawl.egress.api.Reason;
+import com.example.crawl.egress.api.Rotation;
+import com.example.crawl.egress.controller.Outcome;
+import com.example.crawl.egress.pool.ApiPoolStore.CreateFault;
+import com.example.crawl.egress.provider.FakeClock;
+import io.fabric8.kubernetes.api.model.IntOrString;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The pool controller end to end on an in-memory API server ({@link FakePoolApi}): passes of the
+ * real {@link PoolReconciler}, with the Proxy controller's part (finalizer, Ready, release on
+ * delete) played by the test, and the state of the API checked after each.
+ */
+class PoolReconcilerTest {
+
+    private static final String NS = "crawl";
+    private static final PoolKey KEY = new PoolKey(NS, "fleet");
+    private static final String UID = "11111111-1111-1111-1111-111111111111";
+
+    private final FakeClock clock = new FakeClock(Instant.parse("2026-12-01T12:00:00Z"));
+    private final FakePoolApi api = new FakePoolApi(clock);
+    private final ApiPoolStore store = new ApiPoolStore(api);
+    private final Map<String, Integer> bans = new HashMap<>();
+    private final PoolReconciler reconciler = new PoolReconciler(store,
+            (proxyKey, window) -> bans.getOrDefault(proxyKey, 0), Duration.ofMinutes(10), Duration.ofSeconds(1), clock);
+
+    // ---- scale
+
+    @Test
+    void shouldScaleUpToReplicasAndReportReadyOnceTheMembersAre() {
+        api.createPool(NS, KEY.name(), spec(3), UID);
+
+        pass();
+        assertEquals(3, live().size());
+        pass(); // the members' watch events bring it back: status counts what the cache shows, as a ReplicaSet's does
+
+        ProxyPoolStatus starting = status();
+        assertEquals(List.of(3, 0, 3), List.of(starting.replicas(), starting.readyReplicas(), starting.updatedReplicas()));
+        assertCondition(PoolStatusView.AVAILABLE, Condition.FALSE, "TooFewMembersReady");
+        assertCondition(PoolStatusView.PROGRESSING, Condition.TRUE, "Reconciling");
+
+        markReady();
+        pass();
+
+        ProxyPoolStatus ready = status();
+        assertEquals(List.of(3, 3, 3), List.of(ready.replicas(), ready.readyReplicas(), ready.updatedReplicas()));
+        assertEquals(1L, ready.observedGeneration());
+        assertEquals(ProxyPool.POOL_LABEL + "=fleet", ready.selector());
+        assertCondition(PoolStatusView.AVAILABLE, Condition.TRUE, "MinimumMembersReady");
+        assertCondition(PoolStatusView.PROGRESSING, Condition.FALSE, "Complete");
+        assertTrue(Conditions.find(ready.conditions(), PoolStatusView.REPLICA_FAILURE).isEmpty());
+    }
+
+    @Test
+    void shouldMakeMembersThatCarryThePoolsLabelsOwnerAndSpec() {
+        api.createPool(NS, KEY.name(), spec(1), UID);
+
+        pass();
+
+        Proxy m = live().getFirst();
+        assertTrue(m.getMetadata().getName().startsWith("fleet-"), m.getMetadata().getName());
+        assertEquals(UID, FakePoolApi.poolOwner(m).orElseThrow().getUid());
+        assertEquals("fleet", m.getMetadata().getLabels().get(ProxyPool.POOL_LABEL));
+        assertEquals("local", m.getMetadata().getLabels().get(ProxyPool.PLACEMENT_LABEL));
+        assertEquals("eu", m.getSpec().attributes().get("region"));
+        assertEquals(ProxySpec.Mode.Managed, m.getSpec().mode());
+    }
+
+    @Test
+    void shouldScaleUpAndDownThroughSeveralPassesKeepingTheSurvivors() {
+        api.createPool(NS, KEY.name(), spec(2), UID);
+        settle();
+        Set<String> first = names(live());
+
+        scale(5);
+        pass();
+        assertEquals(5, live().size());
+        assertTrue(names(live()).containsAll(first), "scaling up keeps the members there are");
+        settle();
+        assertEquals(List.of(5, 5), List.of(status().replicas(), status().readyReplicas()));
+
+        scale(1);
+        pass();
+        assertEquals(1, live().size(), "Ready members above replicas go while at least replicas - maxUnavailable stay");
+        assertEquals(4, api.members(KEY).size() - live().size(), "the others are being deleted");
+        assertEquals(1, status().replicas());
+        finishDeletes();
+        settle();
+        assertEquals(1, api.members(KEY).size());
+        assertCondition(PoolStatusView.PROGRESSING, Condition.FALSE, "Complete");
+
+        scale(0);
+        settle();
+        assertEquals(List.of(), api.members(KEY));
+    }
+
+    @Test
+    void shouldRemoveMembersThatAreNotReadyFirstWhenScalingDown() {
+        api.createPool(NS, KEY.name(), spec(3), UID);
+        settle();
+        Set<String> ready = names(live());
+        scale(5);
+        pass();
+        scale(3);
+
+        pass();
+
+        assertEquals(ready, names(live()), "the two still starting went, the Ready ones stayed");
+    }
+
+    // ---- failures
+
+    @Test
+    void shouldReportAnInvalidTemplateAndCreateNothing() {
+        ProxySpec external = new ProxySpec(ProxySpec.Mode.External, null, null, null, null, null, null, null, null,
+                null, null);
+        api.createPool(NS, KEY.name(), new ProxyPoolSpec(3, new ProxyTemplate(null, external), null, null), UID);
+
+        Outcome outcome = pass();
+
+        assertEquals(List.of(), api.proxies());
+        assertCondition(PoolStatusView.REPLICA_FAILURE, Condition.TRUE, "InvalidTemplate");
+        assertTrue(message(PoolStatusView.REPLICA_FAILURE).contains("spec.template.spec.mode"),
+                message(PoolStatusView.REPLICA_FAILURE));
+        assertInstanceOf(Outcome.RequeueAfter.class, outcome);
+    }
+
+    @Test
+    void shouldReportAPlacementThatMakesAnInvalidMemberAndCreateNothing() {
+        Placement bad = new Placement("bad", "local", 1, Map.of("k".repeat(70), "v"), null, null);
+        api.createPool(NS, KEY.name(), new ProxyPoolSpec(3, template(3128, Map.of()), List.of(
+                new Placement("good", "local", 1, null, null, null), bad), null), UID);
+
+        pass();
+
+        assertEquals(List.of(), api.proxies());
+        assertCondition(PoolStatusView.REPLICA_FAILURE, Condition.TRUE, "InvalidTemplate");
+        assertTrue(message(PoolStatusView.REPLICA_FAILURE).contains("placement bad: spec.template.spec.attributes"),
+                message(PoolStatusView.REPLICA_FAILURE));
+    }
+
+    @Test
+    void shouldClearAnInvalidTemplateOnceTheTemplateIsFixed() {
+        api.createPool(NS, KEY.name(), port(spec(2), 0), UID);
+        pass();
+        assertCondition(PoolStatusView.REPLICA_FAILURE, Condition.TRUE, "InvalidTemplate");
+
+        api.editPool(KEY, s -> port(s, 3128));
+        pass();
+
+        assertEquals(2, live().size());
+        assertTrue(Conditions.find(status().conditions(), PoolStatusView.REPLICA_FAILURE).isEmpty());
+    }
+
+    @Test
+    void shouldReportAnUnreadableMaxSurgeAndCreateNothing() {
+        api.createPool(NS, KEY.name(), rotation(spec(2), new Rotation(null, null, null, new IntOrString("lots"),
+                null)), UID);
+
+        Outcome outcome = pass();
+
+        assertEquals(List.of(), api.proxies());
+        assertCondition(PoolStatusView.REPLICA_FAILURE, Condition.TRUE, "InvalidTemplate");
+        assertTrue(message(PoolStatusView.REPLICA_FAILURE).contains("spec.rotation.maxSurge"),
+                message(PoolStatusView.REPLICA_FAILURE));
+        assertInstanceOf(Outcome.RequeueAfter.class, outcome);
+    }
+
+    @Test
+    void shouldStopTheBatchAtTheFirstFailedCreateAndReportIt() {
+        api.createPool(NS, KEY.name(), spec(10), UID);
+        store.failCreates(CreateFault.REFUSED);
+
+        Outcome first = pass();
+
+        assertEquals(1, store.createRequests(), "a create that cannot be made costs one request a pass");
+        assertEquals(List.of(), api.proxies());
+        assertInstanceOf(Outcome.Failed.class, first);
+        assertCondition(PoolStatusView.REPLICA_FAILURE, Condition.TRUE, "CreateFailed");
+
+        store.failCreates(CreateFault.NONE, CreateFault.NONE, CreateFault.NONE, CreateFault.REFUSED);
+        pass();
+
+        assertEquals(1 + 4, store.createRequests(), "batches of 1 and 2 went through, the batch of 4 stopped at its first");
+        assertEquals(3, live().size());
+
+        pass();
+        assertEquals(10, live().size());
+        assertTrue(Conditions.find(status().conditions(), PoolStatusView.REPLICA_FAILURE).isEmpty());
+    }
+
+    @Test
+    void shouldNotCreateTwiceWhenTheAnswerToACreateWasLost() {
+        api.createPool(NS, KEY.name(), spec(3), UID);
+        store.lagCache(true);
+        store.failCreates(CreateFault.NONE, CreateFault.LOST_ANSWER);
+
+        pass();
+        assertEquals(2, api.proxies().size(), "one made, one made with its answer lost; the batch stopped there");
+
+        pass();
+        pass();
+        assertEquals(3, api.proxies().size(), "the lost one is counted although the cache does not show it");
+        store.lagCache(false);
+        pass();
+        assertEquals(3, api.proxies().size());
+    }
+
+    @Test
+    void shouldCreateAgainWhatARefusedCreateDidNotMake() {
+        api.createPool(NS, KEY.name(), spec(2), UID);
+        store.lagCache(true);
+        store.failCreates(CreateFault.REFUSED);
+
+        pass();
+        pass();
+
+        assertEquals(2, api.proxies().size(), "the refused create left no member counted but not made");
+    }
+
+    @Test
+    void shouldNotCreateAgainWhatTheCacheDoesNotShowYet() {
+        api.createPool(NS, KEY.name(), spec(4), UID);
+        store.lagCache(true);
+
+        for (int i = 0; i < 5; i++) {
+            pass();
+            clock.advance(Duration.ofSeconds(30));
+        }
+
+        assertEquals(4, api.proxies().size());
+    }
+
+    @Test
+    void shouldRetryWhenThePoolChangedAfterTheCacheSawIt() {
+        api.createPool(NS, KEY.name(), spec(1), UID);
+        store.freezePool(KEY, false);
+        api.editPool(KEY, s -> new ProxyPoolSpec(2, s.template(), s.placements(), s.rotation()));
+
+        Outcome outcome = pass();
+
+        assertInstanceOf(Outcome.Conflict.class, outcome, "the status write carried a stale resourceVersion");
+        store.thawPool(KEY);
+        pass();
+        assertEquals(2, live().size());
+        assertEquals(2L, status().observedGeneration());
+    }
+
+    // ---- templates
+
+    @Test
+    void shouldUpdateAttributesMaxLeasesHealthCheckAndLabelsInPlace() {
+        api.createPool(NS, KEY.name(), spec(3), UID);
+        settle();
+        Map<String, String> uids = uids(live());
+        HealthCheck check = new HealthCheck("http://example.com/", null, 30, null, null, null, null);
+
+        api.editPool(KEY, s -> new ProxyPoolSpec(s.replicas(), new ProxyTemplate(new ProxyTemplate.Metadata(
+                Map.of("team", "crawl"), null), new ProxySpec(null, "local", 3128, Map.of("region", "us"), 5, null, null,
+                        null, null, null, check)), s.placements(), s.rotation()));
+        settle();
+
+        assertEquals(uids, uids(live()), "the same Proxies, no member replaced");
+        for (Proxy m : live()) {
+            assertEquals(Map.of("region", "us"), m.getSpec().attributes());
+            assertEquals(5, m.getSpec().maxLeases());
+            assertEquals(check, m.getSpec().healthCheck());
+            assertEquals("crawl", m.getMetadata().getLabels().get("team"));
+        }
+        assertEquals(3, status().updatedReplicas());
+    }
+
+    @Test
+    void shouldRollMembersOnAPortChangeWithinTheSurge() {
+        api.createPool(NS, KEY.name(), rotation(spec(4), new Rotation(null, null, null, new IntOrString(1),
+                new IntOrString(0))), UID);
+        settle();
+        Set<String> before = names(live());
+
+        api.editPool(KEY, s -> port(s, 8080));
+        int most = 0;
+        for (int i = 0; i < 40; i++) {
+            pass();
+            most = Math.max(most, live().size());
+            assertTrue(live().stream().filter(PoolReconcilerTest::ready).count() >= 4,
+                    "maxUnavailable 0: no Ready member goes before its replacement is Ready");
+            markReady();
+            finishDeletes();
+            clock.advance(Duration.ofSeconds(5));
+        }
+
+        assertEquals(5, most, "replicas + maxSurge");
+        assertEquals(4, live().size());
+        assertTrue(live().stream().noneMatch(m -> before.contains(m.getMetadata().getName())), "every member replaced");
+        assertTrue(live().stream().allMatch(m -> m.getSpec().port() == 8080));
+        assertTrue(live().stream().allMatch(m -> m.getMetadata().getAnnotations() == null
+                || !m.getMetadata().getAnnotations().containsKey(ProxyPool.RETIRED_ANNOTATION)));
+        assertCondition(PoolStatusView.PROGRESSING, Condition.FALSE, "Complete");
+    }
+
+    // ---- orphans and deletion
+
+    @Test
+    void shouldDeleteNoMemberWhileTheAPIStillHasAPoolTheCacheDoesNotShow() {
+        api.createPool(NS, KEY.name(), spec(2), UID);
+        settle();
+        store.freezePool(KEY, true);
+
+        Outcome outcome = pass();
+
+        assertEquals(2, live().size());
+        assertInstanceOf(Outcome.RequeueAfter.class, outcome);
+    }
+
+    @Test
+    void shouldDeleteTheMembersOfAPoolThatIsGone() {
+        api.createPool(NS, KEY.name(), spec(2), UID);
+        settle();
+        api.deletePool(KEY, List.of());
+
+        pass();
+
+        assertEquals(List.of(), live());
+        finishDeletes();
+        assertEquals(List.of(), api.proxies());
+    }
+
+    @Test
+    void shouldDeleteTheMembersOfAnEarlierPoolOfTheSameName() {
+        api.createPool(NS, KEY.name(), spec(2), UID);
+        settle();
+        Set<String> old = names(live());
+        api.deletePool(KEY, List.of());
+        api.createPool(NS, KEY.name(), spec(2), "22222222-2222-2222-2222-222222222222");
+
+        settle();
+
+        assertEquals(2, live().size());
+        assertTrue(live().stream().noneMatch(m -> old.contains(m.getMetadata().getName())));
+        assertTrue(live().stream().allMatch(m -> FakePoolApi.poolOwner(m).orElseThrow().getUid().startsWith("2222")));
+    }
+
+    @Test
+    void shouldNotCountWhatItCreatedForAnEarlierPoolOfTheSameNameAsMembersOfTheNewOne() {
+        api.createPool(NS, KEY.name(), spec(3), UID);
+        pass();
+        api.deletePool(KEY, List.of());
+        api.createPool(NS, KEY.name(), spec(3), "22222222-2222-2222-2222-222222222222");
+
+        pass();
+
+        assertEquals(3, live().stream().filter(m -> FakePoolApi.poolOwner(m).orElseThrow().getUid().startsWith("2222"))
+                .count(), "the earlier pool's creates are no members of the new one");
+    }
+
+    @Test
+    void shouldDeleteTheMembersOfAPoolBeingDeleted() {
+        api.createPool(NS, KEY.name(), spec(3), UID);
+        settle();
+        api.deletePool(KEY, List.of("example.com/hold"));
+
+        pass();
+
+        assertEquals(List.of(), live());
+        assertEquals(3, api.members(KEY).size(), "marked, released by their own finalizer's owner");
+    }
+
+    @Test
+    void shouldLeaveTheMembersOfAPoolDeletedWithOrphanPropagation() {
+        api.createPool(NS, KEY.name(), spec(3), UID);
+        settle();
+        api.deletePool(KEY, List.of("orphan"));
+
+        pass();
+
+        assertEquals(3, live().size());
+    }
+
+    // ---- replacement
+
+    @Test
+    void shouldRetireABannedMemberAndReplaceIt() {
+        api.createPool(NS, KEY.name(), rotation(spec(2), new Rotation(null, null,
+                new Rotation.RecycleAfterBans(3, "1h"), new IntOrString(1), new IntOrString(0))), UID);
+        settle();
+        Proxy banned = live().getFirst();
+        bans.put(NS + "/" + banned.getMetadata().getName(), 3);
+
+        pass();
+
+        Proxy marked = api.proxy(NS, banned.getMetadata().getName()).orElseThrow();
+        assertEquals("Banned", marked.getMetadata().getAnnotations().get(ProxyPool.RETIRED_ANNOTATION));
+        assertEquals(3, live().size(), "its replacement is made while it stays, Ready, until the new one is");
+
+        markReady();
+        pass();
+        finishDeletes();
+
+        assertEquals(2, live().size());
+        assertTrue(api.proxy(NS, banned.getMetadata().getName()).isEmpty());
+        assertTrue(live().stream().allMatch(PoolReconcilerTest::ready));
+    }
+
+    @Test
+    void shouldReplaceAMemberUnhealthyForLongerThanTheLimit() {
+        api.createPool(NS, KEY.name(), rotation(spec(2), new Rotation(null, "5m", null, null, null)), UID);
+        settle();
+        Proxy sick = live().getFirst();
+        unhealthy(sick);
+        clock.advance(Duration.ofMinutes(4));
+        pass();
+        assertTrue(names(live()).contains(sick.getMetadata().getName()), "not yet: Unhealthy for 4 minutes of 5");
+
+        clock.advance(Duration.ofMinutes(2));
+        settle();
+
+        assertTrue(api.proxy(NS, sick.getMetadata().getName()).isEmpty());
+        assertEquals(2, live().size());
+    }
+
+    // ---- helpers: the test plays the user and the Proxy controller
+
+    private Outcome pass() {
+        return reconciler.reconcile(KEY);
+    }
+
+    /** Passes, the Proxy controller's part and time until nothing changes. */
+    private void settle() {
+        for (int i = 0; i < 30; i++) {
+            pass();
+            markReady();
+            finishDeletes();
+            clock.advance(Duration.ofSeconds(5));
+        }
+        pass();
+    }
+
+    private void scale(int replicas) {
+        api.editPool(KEY, s -> new ProxyPoolSpec(replicas, s.template(), s.placements(), s.rotation()));
+    }
+
+    /** What the Proxy controller does for a new member: the finalizer, then Provisioned and Healthy, so phase Ready. */
+    private void markReady() {
+        for (Proxy p : live()) {
+            if (ready(p)) {
+                continue;
+            }
+            api.editProxyMetadata(NS, p.getMetadata().getName(), m -> m.withFinalizers(Proxy.FINALIZER));
+            api.editProxyStatus(NS, p.getMetadata().getName(), s -> s
+                    .withCondition(Condition.of(Condition.PROVISIONED, true, 1, Reason.Created, "up", clock.instant()))
+                    .withCondition(Condition.of(Condition.HEALTHY, true, 1, Reason.ProbeSucceeded, "ok",
+                            clock.instant())));
+        }
+    }
+
+    private void unhealthy(Proxy p) {
+        api.editProxyStatus(NS, p.getMetadata().getName(), s -> s.withCondition(Condition.of(Condition.HEALTHY, false, 1,
+                Reason.ProbeFailed, "down", clock.instant())));
+    }
+
+    /** What the Proxy controller does for a member being deleted: its instance goes, then its finalizer. */
+    private void finishDeletes() {
+        for (Proxy p : api.proxies()) {
+            if (p.getMetadata().getDeletionTimestamp() != null) {
+                api.editProxyMetadata(NS, p.getMetadata().getName(), m -> m.withFinalizers(List.of()));
+            }
+        }
+    }
+
+    private static boolean ready(Proxy p) {
+        return p.getStatus() != null && p.getStatus().conditions().stream().filter(c -> c.isTrue()).count() == 2;
+    }
+
+    private List<Proxy> live() {
+        return api.members(KEY).stream().filter(p -> p.getMetadata().getDeletionTimestamp() == null).toList();
+    }
+
+    private static Set<String> names(List<Proxy> proxies) {
+        return proxies.stream().map(p -> p.getMetadata().getName()).collect(Collectors.toCollection(TreeSet::new));
+    }
+
+    private static Map<String, String> uids(List<Proxy> proxies) {
+        return proxies.stream().collect(Collectors.toMap(p -> p.getMetadata().getName(), p -> p.getMetadata().getUid()));
+    }
+
+    private ProxyPoolStatus status() {
+        return Objects.requireNonNull(api.pool(KEY).orElseThrow().getStatus(), "no status written");
+    }
+
+    private void assertCondition(String type, String status, String reason) {
+        Condition c = Conditions.find(status().conditions(), type).orElseThrow(() -> new AssertionError("no " + type));
+        assertEquals(List.of(status, reason), List.of(c.status(), c.reason()), c::message);
+    }
+
+    private String message(String type) {
+        return Conditions.find(status().conditions(), type).map(Condition::message).orElse("");
+    }
+
+    private static ProxyTemplate template(int port, Map<String, String> labels) {
+        return new ProxyTemplate(new ProxyTemplate.Metadata(labels, null), new ProxySpec(null, "local", port,
+                Map.of("region", "eu"), null, null, null, null, null, null, null));
+    }
+
+    private static ProxyPoolSpec spec(int replicas) {
+        return new ProxyPoolSpec(replicas, template(3128, Map.of()), null, null);
+    }
+
+    private static ProxyPoolSpec port(ProxyPoolSpec s, int port) {
+        return new ProxyPoolSpec(s.replicas(), template(port, s.template().metadata().labels()), s.placements(),
+                s.rotation());
+    }
+
+    private static ProxyPoolSpec rotation(ProxyPoolSpec s, Rotation rotation) {
+        return new ProxyPoolSpec(s.replicas(), s.template(), s.placements(), rotation);
+    }
+}
