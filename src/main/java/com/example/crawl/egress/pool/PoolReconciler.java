@@ -123,8 +123,14 @@ public final class PoolReconciler {
 
     /** Deletes the members an earlier pool of this name left (another owner UID). */
     private void deleteForeign(PoolKey key, String uid) {
-        for (Proxy m : store.members(key)) {
-            if (!uid.equals(ownerUid(m))) {
+        List<Proxy> foreign = store.members(key).stream().filter(m -> !uid.equals(ownerUid(m))).toList();
+        if (foreign.isEmpty()) {
+            return;
+        }
+        // The cache may be the one behind: its pool an old one, the members a newer pool's.
+        String current = store.readPool(key).map(p -> p.getMetadata().getUid()).orElse(null);
+        for (Proxy m : foreign) {
+            if (!Objects.equals(current, ownerUid(m))) {
                 deleteMember(key, m, "it belongs to an earlier pool of this name");
             }
         }

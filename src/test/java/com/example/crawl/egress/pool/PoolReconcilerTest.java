@@ -366,6 +366,24 @@ class PoolReconcilerTest {
     }
 
     @Test
+    void shouldNotDeleteTheMembersOfANewerPoolTheCacheHasNotSeenYet() {
+        api.createPool(NS, KEY.name(), spec(2), UID);
+        settle();
+        store.freezePool(KEY, false); // the cache keeps showing this pool
+        api.deletePool(KEY, List.of());
+        String newer = "22222222-2222-2222-2222-222222222222";
+        api.createPool(NS, KEY.name(), spec(2), newer);
+        Set<String> members = names(live());
+        for (String m : members) { // as if the newer pool's controller (a new leader) had made them
+            api.editProxyMetadata(NS, m, b -> b.editFirstOwnerReference().withUid(newer).endOwnerReference());
+        }
+
+        pass();
+
+        assertTrue(names(live()).containsAll(members), "members are deleted only once the API shows their pool gone");
+    }
+
+    @Test
     void shouldNotCountWhatItCreatedForAnEarlierPoolOfTheSameNameAsMembersOfTheNewOne() {
         api.createPool(NS, KEY.name(), spec(3), UID);
         pass();
