@@ -9,6 +9,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.fabric8.kubernetes.api.model.apiextensions.v1.JSONSchemaProps;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.ValidationRule;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -244,6 +247,19 @@ class PoolCrdValidationTest {
                 + "conditions: [{type: Available, status: 'False', reason: MinimumReplicasUnavailable}]}"));
 
         assertEquals(List.of(), POOLS.validateCreate(object));
+    }
+
+    /** The example at the top of the ProxyPool section of docs/api.md. */
+    @Test
+    void shouldAcceptThePoolInTheApiReference() throws IOException {
+        String page = Files.readString(Path.of("docs/api.md"));
+        String section = page.substring(page.indexOf("## The `ProxyPool` resource"));
+        String yaml = section.substring(section.indexOf("```yaml\n") + 8, section.indexOf("```", section.indexOf("```yaml") + 7));
+
+        Map<String, Object> example = JsonValues.parse(yaml);
+
+        assertEquals("ProxyPool", example.get("kind"));
+        assertEquals(List.of(), POOLS.validateCreate(example));
     }
 
     private static Map<String, Object> plain(JSONSchemaProps schema) {
