@@ -89,7 +89,7 @@ class PoolCrdValidationTest {
                 new RuleCase(NOT_BOTH_ZERO, "{" + T + ", rotation: {maxSurge: '0%', maxUnavailable: '1%'}}",
                         "{" + T + ", rotation: {maxSurge: '0%', maxUnavailable: 0}}"),
                 new RuleCase(NOT_BOTH_ZERO, "{" + T + ", rotation: {maxUnavailable: 0}}",
-                        "{" + T + ", rotation: {maxSurge: '00%', maxUnavailable: '0%'}}"),
+                        "{" + T + ", rotation: {maxSurge: '0%', maxUnavailable: '0%'}}"),
                 new RuleCase(MAX_AGE, "{" + T + ", rotation: {maxAge: 1h30m}}", "{" + T + ", rotation: {maxAge: 0s}}"),
                 new RuleCase(MAX_AGE, "{" + T + ", rotation: {maxAge: 500ms}}", "{" + T + ", rotation: {maxAge: 0h0m}}"),
                 new RuleCase(UNHEALTHY_AFTER, "{" + T + ", rotation: {replaceUnhealthyAfter: 30s}}",
@@ -216,6 +216,8 @@ class PoolCrdValidationTest {
                         "spec.rotation.recycleAfterBans.targets: must be <= 1000"),
                 new Bound("{" + T + ", rotation: {maxSurge: -1}}", "spec.rotation.maxSurge: must be >= 0"),
                 new Bound("{" + T + ", rotation: {maxUnavailable: '25'}}", "spec.rotation.maxUnavailable: must match"),
+                new Bound("{" + T + ", rotation: {maxSurge: '00%'}}", "spec.rotation.maxSurge: must match"),
+                new Bound("{" + T + ", rotation: {maxSurge: '1000%'}}", "spec.rotation.maxSurge: must match"),
                 new Bound("{" + T + ", rotation: {maxSurge: true}}",
                         "spec.rotation.maxSurge: must be of type integer or string"),
                 new Bound("{template: {spec: {provider: p, port: 0}}}", "spec.template.spec.port: must be >= 1"));

@@ -85,6 +85,7 @@ class ScaleSubresourceTest {
         assertEquals(5, pool.at("/spec/replicas").asInt());
         assertEquals("local", pool.at("/spec/template/spec/provider").asString(), "the rest of the spec is kept");
         assertEquals(scale.at("/metadata/resourceVersion").asString(), pool.at("/metadata/resourceVersion").asString());
+        assertEquals(2, pool.at("/metadata/generation").asInt(), "a spec change, as the controller sees it: " + pool);
     }
 
     @Test
