@@ -11,9 +11,9 @@ import java.util.TreeMap;
  * place, and a weight. Members are spread across placements in proportion to their weights.
  *
  * @param name       identifies the placement on its members ({@link ProxyPool#PLACEMENT_LABEL});
- *                   defaults to {@code provider}
+ *                   defaults to {@code provider}, which must then be a DNS label (the CRD checks it)
  * @param provider   name of an entry in the operator's providers config
- * @param weight     share of the members, relative to the other placements' weights
+ * @param weight     share of the members, relative to the other placements' weights; 1 to 1000
  * @param attributes merged over the template's attributes (a placement's value wins)
  * @param gcp        overrides of {@code template.spec.gcp}, field by field
  * @param kvm        overrides of {@code template.spec.kvm}, field by field

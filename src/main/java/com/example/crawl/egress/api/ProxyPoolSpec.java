@@ -7,10 +7,10 @@ import java.util.List;
  * What a team asks of a {@link ProxyPool}. The compact constructor applies the CRD's defaults, as
  * {@link ProxySpec}'s does.
  *
- * @param replicas   how many members to keep; the scale subresource's {@code spec.replicas}
+ * @param replicas   how many members to keep, 0 to 10000; the scale subresource's {@code spec.replicas}
  * @param template   what every member is made from
- * @param placements where members go, spread by weight; empty means one placement on
- *                   {@code template.spec.provider}
+ * @param placements where members go, spread by weight, at most {@link #MAX_PLACEMENTS}; empty means
+ *                   one placement on {@code template.spec.provider}
  * @param rotation   when members are replaced, and how fast
  */
 @JsonIgnoreProperties(ignoreUnknown = true) // a newer CRD, or an unpruned store, must not break the informer

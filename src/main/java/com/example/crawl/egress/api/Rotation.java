@@ -14,7 +14,8 @@ import io.fabric8.kubernetes.api.model.IntOrString;
  * @param maxSurge              members above {@code replicas} allowed while replacing: a count or a
  *                              percentage of {@code replicas}, rounded up
  * @param maxUnavailable        members below {@code replicas} that may be not Ready while
- *                              replacing: a count or a percentage, rounded down
+ *                              replacing: a count or a percentage, rounded down; the CRD refuses
+ *                              both this and {@code maxSurge} at zero
  */
 @JsonIgnoreProperties(ignoreUnknown = true)
 public record Rotation(String maxAge, String replaceUnhealthyAfter, RecycleAfterBans recycleAfterBans,

@@ -55,6 +55,7 @@ import tools.jackson.databind.node.ObjectNode;
  * unknown fields refused (400) under {@code fieldValidation=Strict} and pruned otherwise, with a
  * {@code Warning} header unless {@code Ignore}; wrong types, values outside an enum and missing
  * required fields refused (422), nothing stored ({@link StructuralSchema});
+ * <li>the {@code scale} subresource of a kind whose CRD declares one ({@link ScaleSubresource});
  * <li>core {@code v1} Events computed from the stored {@code events.k8s.io} ones ({@link CoreEvents});
  * <li>watches that start at the {@code resourceVersion} asked for (the mock replays every object
  * as {@code ADDED}) and carry tables when asked ({@link WatchFilter}).
@@ -69,7 +70,7 @@ final class ApiDispatcher extends Dispatcher implements Resetable, CustomResourc
     private static final Logger LOG = LoggerFactory.getLogger(ApiDispatcher.class);
     private static final JsonMapper JSON = JsonMapper.builder().build();
     private static final Pattern RESOURCE = Pattern.compile(
-            "/(?:api/(v1)|apis/([^/]+)/([^/]+))(?:/namespaces/([^/]+))?/([^/]+)(?:/([^/]+))?(?:/status)?");
+            "/(?:api/(v1)|apis/([^/]+)/([^/]+))(?:/namespaces/([^/]+))?/([^/]+)(?:/([^/]+))?(?:/(status|scale))?");
     private static final Pattern TABLE = Pattern.compile(
             "application/json\\s*;(?=.*\\bas=Table\\b)(?=.*\\bg=meta\\.k8s\\.io\\b).*\\bv=(v1|v1beta1)\\b.*");
 
@@ -125,11 +126,21 @@ final class ApiDispatcher extends Dispatcher implements Resetable, CustomResourc
         if (kind == null) {
             return delegate.dispatch(request);
         }
+        if ("scale".equals(m.group(7))) {
+            return scale(request, kind, path.substring(0, path.length() - "/scale".length()));
+        }
         return switch (request.getMethod()) {
             case "POST", "PUT", "PATCH" -> write(request, kind, query, m.group(6));
             case "GET" -> watch ? watch(request, kind, query) : read(request, kind, query);
             default -> delegate.dispatch(request);
         };
+    }
+
+    private MockResponse scale(RecordedRequest request, ServedKind kind, String objectPath) {
+        if (kind.scale().isEmpty()) {
+            return status(404, "NotFound", "the server could not find the requested resource", null);
+        }
+        return kind.scale().get().handle(request, objectPath, delegate, kind.plural() + "." + kind.group());
     }
 
     private MockResponse read(RecordedRequest request, ServedKind kind, Map<String, String> query) {
@@ -288,7 +299,7 @@ final class ApiDispatcher extends Dispatcher implements Resetable, CustomResourc
         return out;
     }
 
-    private static MockResponse json(String body) {
+    static MockResponse json(String body) {
         return new MockResponse().setResponseCode(200).setHeader("Content-Type", "application/json").setBody(body);
     }
 
@@ -311,7 +322,7 @@ final class ApiDispatcher extends Dispatcher implements Resetable, CustomResourc
                 .withName(name).withGroup(kind.group()).withKind(kind.kind()).withCauses(causes).build());
     }
 
-    private static MockResponse status(int code, String reason, String message,
+    static MockResponse status(int code, String reason, String message,
             StatusDetails details) {
         Status status = new StatusBuilder().withStatus("Failure").withCode(code).withReason(reason)
                 .withMessage(message).withDetails(details).build();

@@ -25,14 +25,14 @@ import java.util.logging.Logger;
 
 /**
  * An in-process Kubernetes API on loopback: fabric8's mock server in CRUD mode with the
- * {@code Proxy} and {@code ProviderHealth} CRDs installed, which the operator's client uses
+ * {@code Proxy}, {@code ProviderHealth} and {@code ProxyPool} CRDs installed, which the operator's client uses
  * (plain HTTP), and a {@link KubectlFront} on another port over the same state (HTTPS), which the
  * kubeconfig names. Out of the box {@code kubectl} cannot use the mock (it answers {@code /api}
  * and {@code /apis} with a list of CRDs), so the discovery documents kubectl reads are served as
  * fixed answers.
  * {@link ApiDispatcher} adds what else kubectl relies on: tables from the CRDs' printer columns,
  * OpenAPI v3 and schema checks from their schemas (so {@code kubectl apply} validates, without
- * {@code --validate=false}), core Events for {@code kubectl describe}, and watches from a
+ * {@code --validate=false}), the scale subresource (so {@code kubectl scale} works), core Events for {@code kubectl describe}, and watches from a
  * resource version for {@code kubectl get -w}. State lives in memory and ends with the process.
  *
  * <p>Both ports demand the {@link ApiToken} on every request; {@link #client} sends it, and the
@@ -43,7 +43,8 @@ import java.util.logging.Logger;
 final class EmbeddedApiServer implements AutoCloseable {
 
     private static final List<String> CRDS =
-            List.of("crd/proxies.crawl.example.com.yaml", "crd/providerhealths.crawl.example.com.yaml");
+            List.of("crd/proxies.crawl.example.com.yaml", "crd/providerhealths.crawl.example.com.yaml",
+                    "crd/proxypools.crawl.example.com.yaml");
     /** Secret and Namespace, in CRD form: served to kubectl with schemas, never installed. */
     private static final String CORE_KINDS = "local/core-v1-schemas.yaml";
     /** Held so the level sticks: the mock logs every request at INFO. */
@@ -156,7 +157,12 @@ final class EmbeddedApiServer implements AutoCloseable {
                 {"name":"proxies/status","singularName":"","namespaced":true,"kind":"Proxy","verbs":["get","update","patch"]},\
                 {"name":"providerhealths","singularName":"providerhealth","namespaced":false,"kind":"ProviderHealth",\
                 "verbs":["get","list","watch","create","update","patch","delete"],"shortNames":["ph"]},\
-                {"name":"providerhealths/status","singularName":"","namespaced":false,"kind":"ProviderHealth","verbs":["get","update","patch"]}]}""";
+                {"name":"providerhealths/status","singularName":"","namespaced":false,"kind":"ProviderHealth","verbs":["get","update","patch"]},\
+                {"name":"proxypools","singularName":"proxypool","namespaced":true,"kind":"ProxyPool",\
+                "verbs":["get","list","watch","create","update","patch","delete"],"shortNames":["pool"]},\
+                {"name":"proxypools/status","singularName":"","namespaced":true,"kind":"ProxyPool","verbs":["get","update","patch"]},\
+                {"name":"proxypools/scale","singularName":"","namespaced":true,"group":"autoscaling","version":"v1",\
+                "kind":"Scale","verbs":["get","update","patch"]}]}""";
         Map<String, String> answers = Map.of("/api", core, "/apis", groups, "/api/v1", coreResources,
                 "/apis/crawl.example.com/v1alpha1", crawlResources, "/apis/events.k8s.io/v1", eventsResources);
         dispatcher.serveDiscovery(answers);

@@ -30,7 +30,7 @@ import java.util.Optional;
  * on the state directory (one local operator per directory), the {@code local} provider (which
  * needs Squid), a sweep of Squid processes an earlier run left behind (after a {@code kill -9}),
  * the loopback probe target, the embedded API server behind a token of its own and a private
- * kubeconfig that carries that token, and a discovery token. {@link #createSamples} adds the sample Proxies once the operator runs; {@link #banner}
+ * kubeconfig that carries that token, and a discovery token. {@link #createSamples} adds the sample Proxies and pool once the operator runs; {@link #banner}
  * says what to try.
  *
  * <p>{@link #close} stops every Squid, the API server and the target, and releases the lock. It
@@ -166,9 +166,10 @@ public final class LocalMode implements AutoCloseable {
         return token;
     }
 
-    /** Creates the sample Proxies. */
+    /** Creates the sample Proxies and the sample pool. */
     public void createSamples() {
         SampleProxies.create(api.client());
+        SampleProxies.createPool(api.client());
     }
 
     /**

@@ -10,10 +10,10 @@ import tools.jackson.databind.json.JsonMapper;
 
 /**
  * One kind the embedded API serves to kubectl in one version, read from a CRD: where it lives,
- * its structural schema and its printer columns. The group is empty for the core kinds.
+ * its structural schema, its printer columns and its scale subresource. The group is empty for the core kinds.
  */
 record ServedKind(String group, String version, String kind, String plural, boolean namespaced,
-        StructuralSchema schema, Optional<PrinterColumns> columns) {
+        StructuralSchema schema, Optional<PrinterColumns> columns, Optional<ScaleSubresource> scale) {
 
     private static final JsonMapper JSON = JsonMapper.builder().build();
 
@@ -28,7 +28,9 @@ record ServedKind(String group, String version, String kind, String plural, bool
                         JSON.readTree(Serialization.asJson(v.getSchema().getOpenAPIV3Schema())));
                 out.add(new ServedKind(spec.getGroup(), v.getName(), spec.getNames().getKind(),
                         spec.getNames().getPlural(), "Namespaced".equals(spec.getScope()), schema,
-                        columns.stream().filter(c -> c.version.equals(v.getName())).findFirst()));
+                        columns.stream().filter(c -> c.version.equals(v.getName())).findFirst(),
+                        ScaleSubresource.of(v.getSubresources() == null ? null : v.getSubresources().getScale(),
+                                schema)));
             }
         }
         return out;

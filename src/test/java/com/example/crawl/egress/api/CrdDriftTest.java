@@ -10,6 +10,7 @@ import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceColumnDefi
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinitionNames;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinitionVersion;
+import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceSubresourceScale;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.JSONSchemaProps;
 import io.fabric8.kubernetes.client.CustomResource;
 import java.io.IOException;
@@ -35,12 +36,15 @@ class CrdDriftTest {
 
     private static final CrdValidator PROXIES = CrdValidator.load(ProxyFixtures.PROXY_CRD);
     private static final CrdValidator PROVIDER_HEALTHS = CrdValidator.load(ProxyFixtures.PROVIDER_HEALTH_CRD);
+    private static final CrdValidator POOLS = CrdValidator.load(ProxyFixtures.POOL_CRD);
 
     static Stream<Arguments> schemaParts() {
         return Stream.of(
                 Arguments.of(ProxySpec.class, PROXIES, "spec"),
                 Arguments.of(ProxyStatus.class, PROXIES, "status"),
-                Arguments.of(ProviderHealthStatus.class, PROVIDER_HEALTHS, "status"));
+                Arguments.of(ProviderHealthStatus.class, PROVIDER_HEALTHS, "status"),
+                Arguments.of(ProxyPoolSpec.class, POOLS, "spec"),
+                Arguments.of(ProxyPoolStatus.class, POOLS, "status"));
     }
 
     @ParameterizedTest(name = "{0} matches .{2} of its CRD")
@@ -61,7 +65,8 @@ class CrdDriftTest {
     static Stream<Arguments> resources() {
         return Stream.of(
                 Arguments.of(Proxy.class, ProxyFixtures.PROXY_CRD),
-                Arguments.of(ProviderHealth.class, ProxyFixtures.PROVIDER_HEALTH_CRD));
+                Arguments.of(ProviderHealth.class, ProxyFixtures.PROVIDER_HEALTH_CRD),
+                Arguments.of(ProxyPool.class, ProxyFixtures.POOL_CRD));
     }
 
     @ParameterizedTest(name = "{0}")
@@ -119,8 +124,30 @@ class CrdDriftTest {
         assertEquals(List.of("TYPE", "READY", "TARGETS", "LAST CHECK", "AGE"), columns);
     }
 
+    @Test
+    void shouldShowThePoolColumnsOfADeployment() {
+        List<String> columns = POOLS.version().getAdditionalPrinterColumns().stream()
+                .map(c -> c.getName().toUpperCase() + (c.getPriority() != null && c.getPriority() > 0 ? " wide" : ""))
+                .toList();
+
+        assertEquals(List.of("DESIRED", "CURRENT", "READY", "UP-TO-DATE", "AVAILABLE wide", "AGE"), columns);
+    }
+
+    /** What {@code kubectl scale} and a HorizontalPodAutoscaler read and write. */
+    @Test
+    void shouldScalePoolsThroughTheirReplicasAndSelectTheirMembersByTheStatusSelector() {
+        CustomResourceSubresourceScale scale = POOLS.version().getSubresources().getScale();
+
+        assertEquals(".spec.replicas", scale.getSpecReplicasPath());
+        assertEquals(".status.replicas", scale.getStatusReplicasPath());
+        assertEquals(".status.selector", scale.getLabelSelectorPath());
+        assertEquals("integer", field(POOLS.schema(), scale.getSpecReplicasPath()).getType());
+        assertEquals("integer", field(POOLS.schema(), scale.getStatusReplicasPath()).getType());
+        assertEquals("string", field(POOLS.schema(), scale.getLabelSelectorPath()).getType());
+    }
+
     static Stream<Arguments> printerColumns() {
-        return Stream.of(PROXIES, PROVIDER_HEALTHS).flatMap(crd -> crd.version().getAdditionalPrinterColumns()
+        return Stream.of(PROXIES, PROVIDER_HEALTHS, POOLS).flatMap(crd -> crd.version().getAdditionalPrinterColumns()
                 .stream().map(column -> Arguments.of(crd.crd().getSpec().getNames().getKind(), column, crd)));
     }
 

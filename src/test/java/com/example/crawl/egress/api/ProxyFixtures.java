@@ -12,6 +12,7 @@ final class ProxyFixtures {
 
     static final Path PROXY_CRD = Path.of("crd/proxies.crawl.example.com.yaml");
     static final Path PROVIDER_HEALTH_CRD = Path.of("crd/providerhealths.crawl.example.com.yaml");
+    static final Path POOL_CRD = Path.of("crd/proxypools.crawl.example.com.yaml");
     static final Path SAMPLES = Path.of("deploy/samples");
 
     private ProxyFixtures() {
@@ -20,6 +21,11 @@ final class ProxyFixtures {
     /** A Proxy object with this spec, given as (flow-style) YAML such as {@code {provider: gcp-eu}}. */
     static Map<String, Object> proxy(String specYaml) {
         return object("Proxy", "spec", JsonValues.parse(specYaml));
+    }
+
+    /** A ProxyPool object named {@code sample} with this spec YAML. */
+    static Map<String, Object> pool(String specYaml) {
+        return object("ProxyPool", "spec", JsonValues.parse(specYaml));
     }
 
     /** A ProviderHealth object with this status YAML. */

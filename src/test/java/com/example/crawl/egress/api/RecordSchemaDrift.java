@@ -1,5 +1,6 @@
 package com.example.crawl.egress.api;
 
+import io.fabric8.kubernetes.api.model.IntOrString;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.JSONSchemaProps;
 import java.lang.reflect.Constructor;
 import java.lang.reflect.ParameterizedType;
@@ -22,7 +23,8 @@ import java.util.TreeSet;
  *
  * <p>Java type to JSON type: records are objects, {@code List} an array, {@code Map<String, V>} an
  * object with {@code additionalProperties}, enums and {@code String} strings, {@code Integer} and
- * {@code Long} integers, {@code Boolean} booleans. A {@code String} may also meet an
+ * {@code Long} integers, {@code Boolean} booleans, fabric8's {@code IntOrString} an
+ * int-or-string ({@code x-kubernetes-int-or-string}). A {@code String} may also meet an
  * int-or-string (a quantity), which fabric8 reads as its text. An empty collection from a
  * constructor counts as no default: it serialises like an absent field. A primitive component
  * cannot be absent, so the CRD must require it instead of defaulting it.
@@ -109,7 +111,11 @@ final class RecordSchemaDrift {
     }
 
     private void compareScalar(Class<?> raw, JSONSchemaProps s, String path) {
-        if (raw == String.class && Boolean.TRUE.equals(s.getXKubernetesIntOrString())) {
+        boolean intOrString = Boolean.TRUE.equals(s.getXKubernetesIntOrString());
+        if (raw == IntOrString.class && !intOrString) {
+            drift.add(path + ": Java IntOrString needs x-kubernetes-int-or-string, the CRD says " + s.getType());
+        }
+        if (intOrString && (raw == String.class || raw == IntOrString.class)) {
             return;
         }
         String json = switch (raw.getName()) {

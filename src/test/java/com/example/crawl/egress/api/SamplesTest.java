@@ -30,6 +30,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 class SamplesTest {
 
     private static final CrdValidator PROXIES = CrdValidator.load(ProxyFixtures.PROXY_CRD);
+    private static final CrdValidator POOLS = CrdValidator.load(ProxyFixtures.POOL_CRD);
 
     static Stream<Named<Map<String, Object>>> sampleProxies() {
         return sampleDocuments().filter(d -> "Proxy".equals(d.get("kind")))
@@ -50,6 +51,41 @@ class SamplesTest {
         assertEquals(JsonValues.at(sample, "metadata.name"), proxy.getMetadata().getName());
         assertNotNull(proxy.getSpec());
         assertEquals(List.of(), SpecRules.violations(proxy.getSpec()));
+    }
+
+    static Stream<Named<Map<String, Object>>> samplePools() {
+        return sampleDocuments().filter(d -> "ProxyPool".equals(d.get("kind")))
+                .map(d -> Named.of(String.valueOf(JsonValues.at(d, "metadata.name")), d));
+    }
+
+    @ParameterizedTest
+    @MethodSource("samplePools")
+    void shouldBeAcceptedByThePoolCrd(Map<String, Object> sample) {
+        assertEquals(List.of(), POOLS.validateCreate(sample));
+    }
+
+    /** Each placement's member spec is what a Proxy of its own would be: accepted by the Proxy CRD and SpecRules. */
+    @ParameterizedTest
+    @MethodSource("samplePools")
+    void shouldMakeMembersThatTheProxyCrdAndSpecRulesAccept(Map<String, Object> sample) {
+        ProxyPool pool = JsonValues.FABRIC8.unmarshal(JsonValues.FABRIC8.asJson(sample), ProxyPool.class);
+        assertFalse(pool.getSpec().placements().isEmpty(), "the sample should show placements");
+
+        for (Placement placement : pool.getSpec().placements()) {
+            Map<String, Object> member = JsonValues.asMap(JsonValues.parse(
+                    JsonValues.FABRIC8.asJson(pool.getSpec().template().spec())));
+            member.put("provider", placement.provider());
+            if (placement.gcp() != null) {
+                Map<String, Object> overrides = JsonValues.parse(JsonValues.FABRIC8.asJson(placement.gcp()));
+                overrides.values().removeIf(Objects::isNull);
+                JsonValues.asMap(member.get("gcp")).putAll(overrides);
+            }
+            Map<String, Object> proxy = proxy("{}");
+            proxy.put("spec", member);
+
+            assertEquals(List.of(), PROXIES.validateCreate(proxy), placement::id);
+            assertEquals(List.of(), SpecRules.violations(toProxy(proxy).getSpec()), placement::id);
+        }
     }
 
     @Test

@@ -38,7 +38,7 @@ import org.junit.jupiter.api.io.TempDir;
  * the real kubectl on the kubeconfig it writes. {@code get} shows the printer columns' values,
  * {@code apply} validates without {@code --validate=false} and the server refuses what the CRD's
  * schema refuses, {@code describe} shows conditions and the operator's Events, and
- * {@code get -w} streams a change. kubectl gets in with the token the private kubeconfig carries;
+ * {@code get -w} streams a change, {@code scale} resizes a pool. kubectl gets in with the token the private kubeconfig carries;
  * without it, nobody does.
  */
 class LocalKubectlIT {
@@ -145,6 +145,33 @@ class LocalKubectlIT {
             watch.destroy();
             watch.waitFor(10, TimeUnit.SECONDS);
         }
+    }
+
+    /**
+     * The sample pool is listed with a Deployment's columns, and {@code kubectl scale} changes its
+     * {@code spec.replicas} through the scale subresource. (Members are the pool controller's.)
+     */
+    @Test
+    void shouldListTheSamplePoolAndScaleIt() {
+        Run pools = kubectl("get", "pool");
+        List<String> lines = pools.out().lines().toList();
+        assertEquals(List.of("NAME", "DESIRED", "CURRENT", "READY", "UP-TO-DATE", "AGE"),
+                List.of(lines.get(0).trim().split("\\s+")), pools.out());
+        assertTrue(lines.stream().anyMatch(l -> l.matches("local-pool\\s+2\\s.*")), pools.out());
+        assertEquals("AVAILABLE", List.of(kubectl("get", "pool", "-o", "wide").out().lines().findFirst().orElseThrow()
+                .trim().split("\\s+")).get(5));
+
+        Run scale = kubectl("scale", "pool/local-pool", "--replicas=3", "-v=6");
+
+        assertEquals(0, scale.exit(), scale.out());
+        assertTrue(scale.out().contains("proxypool.crawl.example.com/local-pool scaled"), scale.out());
+        assertTrue(Pattern.compile("(?m)^.*PATCH.*/apis/crawl\\.example\\.com/v1alpha1/namespaces/default/"
+                + "proxypools/local-pool/scale\\b.*200.*$").matcher(scale.out()).find(),
+                "through the subresource: " + scale.out());
+        assertEquals("3", kubectl("get", "pool", "local-pool", "-o", "jsonpath={.spec.replicas}").out());
+        Run guarded = kubectl("scale", "pool/local-pool", "--current-replicas=2", "--replicas=5");
+        assertNotEquals(0, guarded.exit(), guarded.out());
+        assertEquals("3", kubectl("get", "pool", "local-pool", "-o", "jsonpath={.spec.replicas}").out());
     }
 
     @Test
