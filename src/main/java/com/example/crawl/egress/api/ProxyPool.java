@@ -31,7 +31,8 @@ public final class ProxyPool extends CustomResource<ProxyPoolSpec, ProxyPoolStat
     /** Label on every member: the pool's name. {@code status.selector} selects on it. */
     public static final String POOL_LABEL = Proxy.GROUP + "/pool";
     /**
-     * Label on every member: the hash of what its instance is made from ({@link PoolTemplateHash}).
+     * Label on every member: the hash of what its instance is made from (the instance-shaping
+     * fields {@link SpecHash} covers, of the template merged with the member's placement).
      * A member whose hash differs from its placement's current one is rolled.
      */
     public static final String TEMPLATE_HASH_LABEL = Proxy.GROUP + "/pool-template-hash";
