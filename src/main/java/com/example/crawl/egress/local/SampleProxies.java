@@ -51,7 +51,7 @@ final class SampleProxies {
 
     /** Creates the sample pool through {@code client}: two members, replaced soon when unhealthy or banned. */
     static ProxyPool createPool(KubernetesClient client) {
-        ProxySpec member = new ProxySpec(null, PROVIDER, null, Map.of("region", "eu-west", "pool", POOL), 2, null,
+        ProxySpec member = new ProxySpec(null, PROVIDER, null, Map.of("pool", POOL), 2, null,
                 null, null, null, null, CHECK);
         Rotation rotation = new Rotation(null, "30s", new Rotation.RecycleAfterBans(3, "10m"), null, null);
         ProxyPool pool = new ProxyPool();
