@@ -232,7 +232,7 @@ class LocalModeIT {
         return r.body();
     }
 
-    private static KubernetesClient kubeClient(LocalOperator op) throws IOException {
+    static KubernetesClient kubeClient(LocalOperator op) throws IOException {
         Path kubeconfig = Path.of(op.banner("kubeconfig"));
         Config config = Config.fromKubeconfig(Files.readString(kubeconfig));
         return new KubernetesClientBuilder().withConfig(config).build();
@@ -244,7 +244,7 @@ class LocalModeIT {
     }
 
     /** The pid of the Squid behind a sample Proxy, from its instance directory. */
-    private static long pidOf(LocalOperator op, KubernetesClient kube, String name) {
+    static long pidOf(LocalOperator op, KubernetesClient kube, String name) {
         try {
             Proxy p = kube.resources(Proxy.class).inNamespace("default").withName(name).get();
             String instance = p.getStatus().providerID().substring("local/".length());
