@@ -191,6 +191,8 @@ public final class LocalMode implements AutoCloseable {
                 "Try:",
                 "  export KUBECONFIG=" + kubeconfig + " TOKEN=" + token,
                 "  kubectl get px",
+                "  kubectl get pool",
+                "  kubectl scale pool/local-pool --replicas=3",
                 "  curl -s -H \"Authorization: Bearer $TOKEN\" '" + base + "/v1/proxies?healthy=true'",
                 "  curl -s -H \"Authorization: Bearer $TOKEN\" -X POST " + base
                         + "/v1/leases -d '{\"selector\":{\"region\":\"eu-west\"},\"ttlSeconds\":300}'",
