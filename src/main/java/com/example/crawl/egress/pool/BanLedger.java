@@ -1,13 +1,9 @@
 package com.example.crawl.egress.pool;
 
 import com.example.crawl.egress.lease.BanListener;
+import com.example.crawl.egress.lease.TargetTimes;
 import java.time.Duration;
-import java.util.HashMap;
-import java.util.Iterator;
-import java.util.LinkedHashMap;
-import java.util.Map;
 import java.util.Set;
-import java.util.TreeMap;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
 import java.util.function.Predicate;
@@ -38,19 +34,12 @@ public final class BanLedger implements BanListener {
     /** Bans kept at most, all proxies together. */
     static final int TOTAL = 50_000;
 
-    /** One proxy's ban on one target: its latest time, and its place in the order of arrival. */
-    private record Ban(String proxy, String target, long at, long seq) { }
-
     private final Predicate<String> counted;
     private final Consumer<String> onBan;
     private final long longestWindow;
     private final ReentrantLock lock = new ReentrantLock();
-    /** proxy → target → ban, each proxy's oldest first. */
-    private final Map<String, LinkedHashMap<String, Ban>> byProxy = new HashMap<>(); // guarded by lock
-    /** Every ban by {@link Ban#seq}, oldest first. */
-    private final TreeMap<Long, Ban> arrival = new TreeMap<>(); // guarded by lock
-    private long nextSeq; // guarded by lock
-    private long dropped; // guarded by lock
+    /** proxy → target → latest ban. */
+    private final TargetTimes bans = new TargetTimes(PER_PROXY, TOTAL); // guarded by lock
 
     /**
      * @param counted       whether bans on this proxy ({@code namespace/name}) are kept; must not block
@@ -75,7 +64,7 @@ public final class BanLedger implements BanListener {
         }
         lock.lock();
         try {
-            record(proxyKey, target, nanoTime);
+            bans.put(proxyKey, target, nanoTime);
         } finally {
             lock.unlock();
         }
@@ -90,17 +79,7 @@ public final class BanLedger implements BanListener {
         long span = window.toNanos();
         lock.lock();
         try {
-            LinkedHashMap<String, Ban> targets = byProxy.get(proxyKey);
-            if (targets == null) {
-                return 0;
-            }
-            int n = 0;
-            for (Ban b : targets.values()) {
-                if (nowNanos - b.at() < span) {
-                    n++;
-                }
-            }
-            return n;
+            return bans.count(proxyKey, at -> nowNanos - at < span);
         } finally {
             lock.unlock();
         }
@@ -110,10 +89,7 @@ public final class BanLedger implements BanListener {
     public void forget(String proxyKey) {
         lock.lock();
         try {
-            LinkedHashMap<String, Ban> targets = byProxy.remove(proxyKey);
-            if (targets != null) {
-                targets.values().forEach(b -> arrival.remove(b.seq()));
-            }
+            bans.removeProxy(proxyKey);
         } finally {
             lock.unlock();
         }
@@ -123,13 +99,7 @@ public final class BanLedger implements BanListener {
     public void retainOnly(Set<String> proxyKeys) {
         lock.lock();
         try {
-            for (Iterator<Map.Entry<String, LinkedHashMap<String, Ban>>> it = byProxy.entrySet().iterator(); it.hasNext();) {
-                Map.Entry<String, LinkedHashMap<String, Ban>> e = it.next();
-                if (!proxyKeys.contains(e.getKey())) {
-                    e.getValue().values().forEach(b -> arrival.remove(b.seq()));
-                    it.remove();
-                }
-            }
+            bans.retainProxies(proxyKeys);
         } finally {
             lock.unlock();
         }
@@ -140,13 +110,7 @@ public final class BanLedger implements BanListener {
     public void sweep(long nowNanos) {
         lock.lock();
         try {
-            for (Iterator<Ban> it = arrival.values().iterator(); it.hasNext();) {
-                Ban b = it.next();
-                if (nowNanos - b.at() >= longestWindow) {
-                    it.remove();
-                    unlink(b);
-                }
-            }
+            bans.removeIf(at -> nowNanos - at >= longestWindow);
         } finally {
             lock.unlock();
         }
@@ -156,7 +120,7 @@ public final class BanLedger implements BanListener {
     public long dropped() {
         lock.lock();
         try {
-            return dropped;
+            return bans.dropped();
         } finally {
             lock.unlock();
         }
@@ -166,43 +130,9 @@ public final class BanLedger implements BanListener {
     public int size() {
         lock.lock();
         try {
-            return arrival.size();
+            return bans.size();
         } finally {
             lock.unlock();
-        }
-    }
-
-    private void record(String proxy, String target, long at) {
-        LinkedHashMap<String, Ban> targets = byProxy.computeIfAbsent(proxy, p -> new LinkedHashMap<>());
-        Ban previous = targets.remove(target);
-        long latest = at;
-        if (previous != null) {
-            arrival.remove(previous.seq());
-            // Reports reach us outside the store's lock, so an earlier one may arrive second.
-            latest = at - previous.at() >= 0 ? at : previous.at();
-        }
-        Ban ban = new Ban(proxy, target, latest, nextSeq++);
-        targets.put(target, ban);
-        arrival.put(ban.seq(), ban);
-        if (targets.size() > PER_PROXY) {
-            drop(targets.values().iterator().next());
-        }
-        if (arrival.size() > TOTAL) {
-            drop(arrival.firstEntry().getValue());
-        }
-    }
-
-    private void drop(Ban b) {
-        arrival.remove(b.seq());
-        unlink(b);
-        dropped++;
-    }
-
-    /** Removes {@code b} from its proxy's targets (not from {@link #arrival}). */
-    private void unlink(Ban b) {
-        LinkedHashMap<String, Ban> targets = byProxy.get(b.proxy());
-        if (targets != null && targets.remove(b.target(), b) && targets.isEmpty()) {
-            byProxy.remove(b.proxy());
         }
     }
 }
