@@ -84,7 +84,7 @@ public final class ClusterProxyStore implements ProxyStore {
         try {
             return call("k8s.proxies.update", proxy, () -> client.resource(proxy).update());
         } catch (KubernetesClientException e) {
-            throw changedOr(e);
+            throw ObjectChangedException.orRethrow(e);
         }
     }
 
@@ -93,7 +93,7 @@ public final class ClusterProxyStore implements ProxyStore {
         try {
             return call("k8s.proxies.updateStatus", proxy, () -> client.resource(proxy).updateStatus());
         } catch (KubernetesClientException e) {
-            throw changedOr(e);
+            throw ObjectChangedException.orRethrow(e);
         }
     }
 
@@ -116,14 +116,5 @@ public final class ClusterProxyStore implements ProxyStore {
                 throw e;
             }
         }
-    }
-
-    /** 409 and 404 mean "read again"; anything else is a real failure and propagates. */
-    private static ObjectChangedException changedOr(KubernetesClientException e) {
-        if (e.getCode() == HttpURLConnection.HTTP_CONFLICT || e.getCode() == HttpURLConnection.HTTP_NOT_FOUND) {
-            return new ObjectChangedException(e.getStatus() != null && e.getStatus().getMessage() != null
-                    ? e.getStatus().getMessage() : e.getMessage(), e);
-        }
-        throw e;
     }
 }

@@ -72,7 +72,7 @@ public final class ClusterPoolStore implements PoolStore {
         try {
             return client.resource(proxy).update();
         } catch (KubernetesClientException e) {
-            throw changedOr(e);
+            throw ObjectChangedException.orRethrow(e);
         }
     }
 
@@ -81,15 +81,7 @@ public final class ClusterPoolStore implements PoolStore {
         try {
             return client.resource(pool).updateStatus();
         } catch (KubernetesClientException e) {
-            throw changedOr(e);
+            throw ObjectChangedException.orRethrow(e);
         }
-    }
-
-    private static ObjectChangedException changedOr(KubernetesClientException e) {
-        if (e.getCode() == HttpURLConnection.HTTP_CONFLICT || e.getCode() == HttpURLConnection.HTTP_NOT_FOUND) {
-            return new ObjectChangedException(e.getStatus() != null && e.getStatus().getMessage() != null
-                    ? e.getStatus().getMessage() : e.getMessage(), e);
-        }
-        throw e;
     }
 }
