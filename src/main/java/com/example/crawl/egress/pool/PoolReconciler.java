@@ -1,6 +1,7 @@
 package com.example.crawl.egress.pool;
 
 import com.example.crawl.egress.api.Durations;
+import com.example.crawl.egress.api.PoolReason;
 import com.example.crawl.egress.api.Proxy;
 import com.example.crawl.egress.api.ProxyPool;
 import com.example.crawl.egress.api.ProxyPoolStatus;
@@ -188,7 +189,7 @@ public final class PoolReconciler {
         if (!violations.isEmpty()) {
             String message = String.join("; ", violations);
             writeStatus(pool, PoolStatusView.of(pool, limits, observed, false,
-                    Optional.of(new PoolStatusView.Failure("InvalidTemplate", message)), now));
+                    Optional.of(new PoolStatusView.Failure(PoolReason.InvalidTemplate, message)), now));
             return Outcome.after(resync);
         }
         members.addAll(expectations.ghosts(key));
@@ -285,7 +286,7 @@ public final class PoolReconciler {
                     if (!madeAnyway(key.namespace(), name)) {
                         expectations.createFailed(key, name);
                     }
-                    return Optional.of(new PoolStatusView.Failure("CreateFailed", "creating member " + name
+                    return Optional.of(new PoolStatusView.Failure(PoolReason.CreateFailed, "creating member " + name
                             + " failed: " + e.getMessage()));
                 }
                 done++;

@@ -2,6 +2,7 @@ package com.example.crawl.egress.pool;
 
 import com.example.crawl.egress.api.Condition;
 import com.example.crawl.egress.api.Conditions;
+import com.example.crawl.egress.api.PoolReason;
 import com.example.crawl.egress.api.ProxyPool;
 import com.example.crawl.egress.api.ProxyPoolStatus;
 import java.time.Instant;
@@ -44,16 +45,16 @@ final class PoolStatusView {
         int minimum = Math.max(0, limits.replicas() - limits.maxUnavailable());
         List<Condition> conditions = old.conditions();
         conditions = Conditions.set(conditions, condition(AVAILABLE, counts.ready() >= minimum, generation,
-                counts.ready() >= minimum ? "MinimumMembersReady" : "TooFewMembersReady",
+                (counts.ready() >= minimum ? PoolReason.MinimumMembersReady : PoolReason.TooFewMembersReady).name(),
                 counts.ready() + " of " + limits.replicas() + " members Ready; at least " + minimum + " wanted", now));
         conditions = Conditions.set(conditions, condition(PROGRESSING, !settled, generation,
-                settled ? "Complete" : "Reconciling",
+                (settled ? PoolReason.Complete : PoolReason.Reconciling).name(),
                 settled ? "all " + limits.replicas() + " members are up to date and Ready"
                         : counts.updated() + " of " + limits.replicas() + " members up to date, " + counts.replicas()
                                 + " in all", now));
         if (failure.isPresent()) {
             conditions = Conditions.set(conditions, condition(REPLICA_FAILURE, true, generation,
-                    failure.get().reason(), failure.get().message(), now));
+                    failure.get().reason().name(), failure.get().message(), now));
         } else {
             conditions = Conditions.remove(conditions, REPLICA_FAILURE);
         }
@@ -61,8 +62,8 @@ final class PoolStatusView {
                 conditions);
     }
 
-    /** Why members cannot be made: {@code InvalidTemplate} or {@code CreateFailed}, and the detail. */
-    record Failure(String reason, String message) { }
+    /** Why members cannot be made, and the detail. */
+    record Failure(PoolReason reason, String message) { }
 
     private static Condition condition(String type, boolean status, long generation, String reason, String message,
             Instant now) {

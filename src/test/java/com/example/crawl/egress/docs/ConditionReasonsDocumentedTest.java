@@ -3,6 +3,7 @@ package com.example.crawl.egress.docs;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.example.crawl.egress.api.PoolReason;
 import com.example.crawl.egress.api.Reason;
 import com.example.crawl.egress.health.FailureReason;
 import java.io.IOException;
@@ -21,7 +22,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * {@code docs/troubleshooting.md} explains every reason the operator can write, and only those:
- * the Proxy condition reasons ({@link Reason}), the probe failure reasons of the {@code Healthy}
+ * the Proxy condition reasons ({@link Reason}), the ProxyPool ones ({@link PoolReason}), the probe failure reasons of the {@code Healthy}
  * message ({@link FailureReason}), and the {@code ProviderHealth} target reasons, read by
  * reflection from the classes that set them (their non-private {@code String} constants that
  * match the CRDs' reason pattern).
@@ -46,6 +47,7 @@ class ConditionReasonsDocumentedTest {
         Set<String> inCode = new TreeSet<>();
         Arrays.stream(Reason.values()).map(Enum::name).forEach(inCode::add);
         Arrays.stream(FailureReason.values()).map(Enum::name).forEach(inCode::add);
+        Arrays.stream(PoolReason.values()).map(Enum::name).forEach(inCode::add);
         for (String name : TARGET_REASON_CLASSES) {
             inCode.addAll(reasonConstants(Class.forName(name)));
         }
