@@ -38,6 +38,12 @@ import java.util.function.ToIntFunction;
  */
 final class PoolPlan {
 
+    /**
+     * Creates one pass makes at most, as a ReplicaSet's burst: the rest come in the next pass,
+     * which follows at once, so the status (written at the end of each pass) keeps up.
+     */
+    static final int MAX_CREATES = 500;
+
     private PoolPlan() {
     }
 
@@ -69,9 +75,10 @@ final class PoolPlan {
      * @param create    the placement of each member to create
      * @param good      the members neither retired nor rolling after the pass, ghosts included
      * @param nextCheck when a member next crosses {@code maxAge} or {@code replaceUnhealthyAfter}
+     * @param more      more creates are wanted than {@link #MAX_CREATES}: the next pass should follow at once
      */
     record Decision(List<Retirement> retire, List<Member> delete, List<String> create, List<Member> good,
-            Optional<Instant> nextCheck) {
+            Optional<Instant> nextCheck, boolean more) {
 
         boolean idle() {
             return retire.isEmpty() && delete.isEmpty() && create.isEmpty();
@@ -141,14 +148,16 @@ final class PoolPlan {
 
         int need = limits.replicas() - goodAfter.size();
         int room = limits.replicas() + limits.maxSurge() - live;
-        int creates = Math.max(0, Math.min(need, room));
+        int wanted = Math.max(0, Math.min(need, room));
+        int creates = Math.min(wanted, MAX_CREATES);
         int plain = Math.max(0, need - retiredAfter.size() - rollingAfter.size());
         int bind = Math.min(rollingAfter.size(), Math.max(0, creates - plain - retiredAfter.size()));
         for (Member m : rollingAfter.subList(0, bind)) {
             retire.add(new Retirement(m, rollReason.get(m)));
         }
         List<String> create = Spread.place(templates, goodAfter, creates);
-        return new Decision(List.copyOf(retire), List.copyOf(delete), create, goodAfter, nextCheck(members, rules, now));
+        return new Decision(List.copyOf(retire), List.copyOf(delete), create, goodAfter, nextCheck(members, rules, now),
+                wanted > creates);
     }
 
     /** A placement's current template hash and weight. */

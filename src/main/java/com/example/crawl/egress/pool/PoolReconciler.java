@@ -92,11 +92,12 @@ public final class PoolReconciler {
                 return orphaned(key);
             }
             ProxyPool pool = cached.get();
-            deleteForeign(key, pool.getMetadata().getUid());
+            List<Proxy> members = store.members(key);
+            deleteForeign(key, pool.getMetadata().getUid(), members);
             if (pool.getMetadata().getDeletionTimestamp() != null) {
-                return deleting(key, pool);
+                return deleting(key, pool, members);
             }
-            return converge(key, pool);
+            return converge(key, pool, members);
         } catch (ObjectChangedException e) {
             return new Outcome.Conflict(e.getMessage());
         } catch (KubernetesClientException e) {
@@ -123,8 +124,8 @@ public final class PoolReconciler {
     }
 
     /** Deletes the members an earlier pool of this name left (another owner UID). */
-    private void deleteForeign(PoolKey key, String uid) {
-        List<Proxy> foreign = store.members(key).stream().filter(m -> !uid.equals(ownerUid(m))).toList();
+    private void deleteForeign(PoolKey key, String uid, List<Proxy> members) {
+        List<Proxy> foreign = members.stream().filter(m -> !uid.equals(ownerUid(m))).toList();
         if (foreign.isEmpty()) {
             return;
         }
@@ -137,12 +138,12 @@ public final class PoolReconciler {
         }
     }
 
-    private Outcome deleting(PoolKey key, ProxyPool pool) {
+    private Outcome deleting(PoolKey key, ProxyPool pool, List<Proxy> members) {
         List<String> finalizers = pool.getMetadata().getFinalizers();
         if (finalizers != null && finalizers.contains(ORPHAN_FINALIZER)) {
             return Outcome.DONE; // the garbage collector orphans the members, and they stay
         }
-        for (Proxy m : store.members(key)) {
+        for (Proxy m : members) {
             deleteMember(key, m, "its pool is being deleted");
         }
         return Outcome.DONE;
@@ -158,7 +159,7 @@ public final class PoolReconciler {
         expectations.deleted(key, member.getMetadata().getName(), clock.instant());
     }
 
-    private Outcome converge(PoolKey key, ProxyPool pool) throws ObjectChangedException {
+    private Outcome converge(PoolKey key, ProxyPool pool, List<Proxy> all) throws ObjectChangedException {
         Instant now = clock.instant();
         String uid = pool.getMetadata().getUid();
         List<String> violations = new ArrayList<>(MemberTemplate.violations(pool));
@@ -175,7 +176,7 @@ public final class PoolReconciler {
             violations.add(e.getMessage());
             limits = new PoolPlan.Limits(Math.max(0, pool.getSpec().replicas()), 0, 0);
         }
-        List<Proxy> cached = store.members(key).stream().filter(m -> uid.equals(ownerUid(m))).toList();
+        List<Proxy> cached = all.stream().filter(m -> uid.equals(ownerUid(m))).toList();
         List<Proxy> alive = cached.stream().filter(m -> m.getMetadata().getDeletionTimestamp() == null).toList();
         expectations.observe(key, uid, alive.stream().map(m -> m.getMetadata().getName()).collect(Collectors.toSet()),
                 now);
@@ -217,6 +218,9 @@ public final class PoolReconciler {
         writeStatus(pool, PoolStatusView.of(pool, limits, counts, settled, failure, now));
         if (failure.isPresent()) {
             return new Outcome.Failed(failure.get().message(), null);
+        }
+        if (decision.more()) {
+            return Outcome.after(Duration.ZERO);
         }
         Duration next = decision.nextCheck().map(t -> Duration.between(now, t)).filter(d -> d.compareTo(resync) < 0)
                 .orElse(resync);
@@ -265,6 +269,22 @@ public final class PoolReconciler {
         copy.getMetadata().setAnnotations(annotations);
         copy.setSpec(template.inPlace(proxy.getSpec()));
         store.update(copy);
+    }
+
+    /** Whether {@code actual} has every entry of {@code wanted}. */
+    private static boolean holds(Map<String, String> actual, Map<String, String> wanted) {
+        if (wanted.isEmpty()) {
+            return true;
+        }
+        if (actual == null) {
+            return false;
+        }
+        for (Map.Entry<String, String> e : wanted.entrySet()) {
+            if (!e.getValue().equals(actual.get(e.getKey()))) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** Creates in batches of 1, 2, 4, ...; stops at the first failure, which it returns. */

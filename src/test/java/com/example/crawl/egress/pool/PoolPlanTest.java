@@ -1,6 +1,7 @@
 package com.example.crawl.egress.pool;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.example.crawl.egress.api.ProxyPool.RetireReason;
@@ -34,6 +35,15 @@ class PoolPlanTest {
 
         assertEquals(10, d.create().size());
         assertEquals(List.of(), d.delete());
+    }
+
+    @Test
+    void shouldCreateAtMostABurstInOnePassAndAskForTheNext() {
+        Decision d = PoolPlan.decide(new Limits(1200, 300, 300), ONE, List.of(), Rules.NONE, NOW);
+
+        assertEquals(PoolPlan.MAX_CREATES, d.create().size());
+        assertTrue(d.more());
+        assertFalse(PoolPlan.decide(new Limits(10, 3, 2), ONE, List.of(), Rules.NONE, NOW).more());
     }
 
     @Test
