@@ -41,12 +41,13 @@ import org.slf4j.event.Level;
  * wired beside it ({@link PoolLoop}). Prints, for the scale and for the roll, the time until the
  * pool's status shows N members Ready and up to date, the fewest Ready and the most live members
  * seen in samples taken every 100 ms, the API requests per member by controller, verb and
- * resource, and the heap; then the writes of a quiet window. Before and after, the reference: N
- * plain Proxies created by the benchmark's client, as {@link ControlLoopBenchmark} does, taken to
- * Provisioned and to Ready by the same Proxy loop.
+ * resource, and the heap; then, in the last round, the writes of a quiet window. Before the pool
+ * in each round, the reference: N plain Proxies created by the benchmark's client, as
+ * {@link ControlLoopBenchmark} does, taken to Provisioned and to Ready by the same Proxy loop.
+ * Rounds before the last warm the JIT, since the first thousand reconciles run cold.
  *
- * <p>Run: {@code java -cp ... com.example.crawl.egress.controller.PoolBenchmark [members] [quietSeconds]}
- * (defaults 1000 and 60); docs/benchmarks.md has the full command.
+ * <p>Run: {@code java -cp ... com.example.crawl.egress.controller.PoolBenchmark [members] [quietSeconds] [rounds]}
+ * (defaults 1000, 60 and 2); docs/benchmarks.md has the full command.
  */
 public final class PoolBenchmark {
 
@@ -65,18 +66,20 @@ public final class PoolBenchmark {
     public static void main(String[] args) throws Exception {
         int n = args.length > 0 ? Integer.parseInt(args[0]) : 1000;
         Duration quiet = Duration.ofSeconds(args.length > 1 ? Long.parseLong(args[1]) : 60);
+        int rounds = args.length > 2 ? Integer.parseInt(args[2]) : 2;
         LogSetup.configure(LogFormat.JSON, Level.WARN);
-        long[] before = reference(n, "reference (before the pool)");
-        long[] pool = pool(n, quiet);
-        long[] after = reference(n, "reference (after the pool)");
-        System.out.printf("ratio: pool scale 0->%d to all Ready / plain Proxies to all Ready = %.2f (before) %.2f (after)%n",
-                n, (double) pool[0] / before[1], (double) pool[0] / after[1]);
-        System.out.printf("ratio: pool roll to all replaced and Ready / plain Proxies to all Ready = %.2f (before) "
-                + "%.2f (after)%n", (double) pool[1] / before[1], (double) pool[1] / after[1]);
+        for (int round = 1; round <= rounds; round++) {
+            System.out.printf("%n######## round %d of %d%s%n", round, rounds, round < rounds ? " (warms the JIT)" : "");
+            long[] plain = reference(n);
+            long[] pool = pool(n, round == rounds ? quiet : Duration.ZERO);
+            System.out.printf("%nround %d: plain Proxies to all Ready %d ms; pool scale 0->%d %d ms (ratio %.2f); "
+                    + "roll %d ms (ratio %.2f)%n", round, plain[1], n, pool[0], (double) pool[0] / plain[1], pool[1],
+                    (double) pool[1] / plain[1]);
+        }
     }
 
     /** N plain Proxies to Provisioned and to Ready; returns both times in ms. */
-    private static long[] reference(int n, String title) throws Exception {
+    private static long[] reference(int n) throws Exception {
         FakeProvider backend = new FakeProvider(Clock.systemUTC());
         try (MockCluster cluster = MockCluster.start(); KubernetesClient bench = client(cluster, BENCH_AGENT);
                 ControlLoop loop = new ControlLoop(cluster.client(), new ControlLoopBenchmark.RunsAtOnce(backend,
@@ -93,8 +96,8 @@ public final class PoolBenchmark {
             long provisioned = System.nanoTime() - start;
             MockCluster.await(BOUND, () -> count(loop.informers.proxies(), PoolBenchmark::ready) == n);
             long ready = System.nanoTime() - start;
-            System.out.printf("%n== %s: %d plain Proxies%ncreated by the benchmark in %d ms; all Provisioned after %d ms;"
-                    + " all Ready after %d ms%n", title, n, ms(created), ms(provisioned), ms(ready));
+            System.out.printf("%n== reference: %d plain Proxies%ncreated by the benchmark in %d ms; all Provisioned after"
+                    + " %d ms; all Ready after %d ms%n", n, ms(created), ms(provisioned), ms(ready));
             requests(cluster, n, Map.of("", "proxy controller"));
             return new long[] {ms(provisioned), ms(ready)};
         }
@@ -135,6 +138,9 @@ public final class PoolBenchmark {
                 roll.awaitOldGone();
                 roll.report(agents);
 
+                if (quiet.isZero()) {
+                    return new long[] {scaled, rolled};
+                }
                 cluster.reset();
                 long passes = loop.passes.sum();
                 System.out.printf("%n== pool: quiet for %d s ...%n", quiet.toSeconds());
