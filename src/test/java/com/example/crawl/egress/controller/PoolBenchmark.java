@@ -171,11 +171,15 @@ public final class PoolBenchmark {
         private final long passes;
         private final long passNanos;
         private final Map<FakeProvider.Op, Integer> calls;
+        private final Map<String, Long> outcomes;
         private int samples;
         private int minReady = Integer.MAX_VALUE;
         private int maxLive;
         private int maxAll;
         private long maxHeap;
+        private int maxStatusGap;
+        private int statusVersions;
+        private String lastStatusVersion = "";
         private long settled;
         private long oldGone;
 
@@ -190,6 +194,7 @@ public final class PoolBenchmark {
             cluster.reset();
             passes = loop.passes.sum();
             passNanos = loop.passNanos.sum();
+            outcomes = outcomes(loop);
             calls = new TreeMap<>();
             for (FakeProvider.Op op : FakeProvider.Op.values()) {
                 calls.put(op, backend.calls(op));
@@ -227,12 +232,25 @@ public final class PoolBenchmark {
         private void sample() {
             List<Proxy> members = members();
             int live = count(members, p -> p.getMetadata().getDeletionTimestamp() == null);
-            minReady = Math.min(minReady, count(members, PoolBenchmark::ready));
+            int ready = count(members, PoolBenchmark::ready);
+            minReady = Math.min(minReady, ready);
+            ProxyPool pool = watched.getStore().getByKey(NS + "/" + POOL);
+            if (pool != null && pool.getStatus() != null && pool.getStatus().readyReplicas() != null) {
+                maxStatusGap = Math.max(maxStatusGap, Math.abs(pool.getStatus().readyReplicas() - ready));
+                if (!pool.getMetadata().getResourceVersion().equals(lastStatusVersion)) {
+                    statusVersions++;
+                    lastStatusVersion = pool.getMetadata().getResourceVersion();
+                }
+            }
             maxLive = Math.max(maxLive, live);
             maxAll = Math.max(maxAll, members.size());
             Runtime rt = Runtime.getRuntime();
             maxHeap = Math.max(maxHeap, rt.totalMemory() - rt.freeMemory());
             samples++;
+            if (System.getenv("POOLBENCH_DEBUG") != null && samples % 5 == 0) {
+                System.out.printf("DEBUG t=%d status=%s cache ready=%d live=%d all=%d%n", ms(System.nanoTime() - start),
+                        pool == null ? null : pool.getStatus(), ready, live, members.size());
+            }
         }
 
         private boolean settledNow() {
@@ -265,8 +283,15 @@ public final class PoolBenchmark {
             }
             System.out.printf("samples every 100 ms: %d; fewest Ready members %d; most live (not being deleted) %d; "
                     + "most in all (being deleted too) %d%n", samples, minReady, maxLive, maxAll);
+            System.out.printf("status.readyReplicas against the Ready members in the cache: largest gap at a sample %d;"
+                    + " samples that saw a new pool version %d%n", maxStatusGap, statusVersions);
             System.out.printf("pool reconciles %d, %.1f ms each on average%n", reconciles,
                     reconciles == 0 ? 0.0 : (loop.passNanos.sum() - passNanos) / 1e6 / reconciles);
+            Map<String, Long> now = outcomes(loop);
+            now.replaceAll((k, v) -> v - outcomes.getOrDefault(k, 0L));
+            System.out.printf("pool reconciles by outcome: %s%n", now);
+            loop.troubles.forEach(t -> System.out.printf("  for instance: %s%n", t));
+            loop.troubles.clear();
             System.out.printf("provider calls: create %d, get %d, delete %d%n",
                     backend.calls(FakeProvider.Op.CREATE) - calls.get(FakeProvider.Op.CREATE),
                     backend.calls(FakeProvider.Op.GET) - calls.get(FakeProvider.Op.GET),
@@ -277,6 +302,12 @@ public final class PoolBenchmark {
             System.out.printf("heap: most used in a sample %d MiB; after a full GC %d MiB%n", maxHeap >> 20,
                     (rt.totalMemory() - rt.freeMemory()) >> 20);
         }
+    }
+
+    private static Map<String, Long> outcomes(PoolLoop loop) {
+        Map<String, Long> out = new TreeMap<>();
+        loop.outcomes.forEach((k, v) -> out.put(k, v.sum()));
+        return out;
     }
 
     /** Prints the requests since the last reset by agent, verb and resource, per member. */

@@ -18,6 +18,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.BiFunction;
@@ -31,7 +35,7 @@ import java.util.function.Consumer;
  * (another User-Agent on the same API server), so that a benchmark can tell its requests from the
  * Proxy controller's; both still share one Proxy cache, as in {@code Main}.
  *
- * <p>Counts the pool reconciles and the time spent in them, for the benchmark.
+ * <p>Counts the pool reconciles, the time spent in them and their outcomes, for the benchmark.
  */
 final class PoolLoop implements AutoCloseable {
 
@@ -45,6 +49,10 @@ final class PoolLoop implements AutoCloseable {
     final Workers<PoolKey> controller;
     final LongAdder passes = new LongAdder();
     final LongAdder passNanos = new LongAdder();
+    /** Pool reconciles by outcome: {@code Done}, {@code RequeueAfter}, {@code Failed}, {@code Conflict}. */
+    final Map<String, LongAdder> outcomes = new ConcurrentHashMap<>();
+    /** The messages of the first few {@code Conflict} and {@code Failed} outcomes. */
+    final List<String> troubles = new CopyOnWriteArrayList<>();
 
     /**
      * @param client     the Proxy controller's client (and the Proxy informers')
@@ -60,12 +68,14 @@ final class PoolLoop implements AutoCloseable {
                 BanCounts.NONE, intervals.driftPoll(), intervals.requeueNow(), Clock.systemUTC());
         controller = new Workers<>("ProxyPool", "pool", key -> {
             long start = System.nanoTime();
-            try {
-                return reconciler.reconcile(key);
-            } finally {
-                passNanos.add(System.nanoTime() - start);
-                passes.increment();
+            Outcome outcome = reconciler.reconcile(key);
+            passNanos.add(System.nanoTime() - start);
+            passes.increment();
+            outcomes.computeIfAbsent(outcome.getClass().getSimpleName(), k -> new LongAdder()).increment();
+            if (troubles.size() < 5 && (outcome instanceof Outcome.Conflict || outcome instanceof Outcome.Failed)) {
+                troubles.add(outcome.toString());
             }
+            return outcome;
         }, queue, POOL_WORKERS, Thread.ofPlatform().name("pool-", 0).factory(), Duration.ofSeconds(10),
                 Workers.Instrumentation.NONE);
     }
