@@ -170,6 +170,7 @@ public final class PoolBenchmark {
         private final long start = System.nanoTime();
         private final long passes;
         private final long passNanos;
+        private final long passCpuNanos;
         private final Map<FakeProvider.Op, Integer> calls;
         private final Map<String, Long> outcomes;
         private int samples;
@@ -194,6 +195,7 @@ public final class PoolBenchmark {
             cluster.reset();
             passes = loop.passes.sum();
             passNanos = loop.passNanos.sum();
+            passCpuNanos = loop.passCpuNanos.sum();
             outcomes = outcomes(loop);
             calls = new TreeMap<>();
             for (FakeProvider.Op op : FakeProvider.Op.values()) {
@@ -285,8 +287,10 @@ public final class PoolBenchmark {
                     + "most in all (being deleted too) %d%n", samples, minReady, maxLive, maxAll);
             System.out.printf("status.readyReplicas against the Ready members in the cache: largest gap at a sample %d;"
                     + " samples that saw a new pool version %d%n", maxStatusGap, statusVersions);
-            System.out.printf("pool reconciles %d, %.1f ms each on average%n", reconciles,
-                    reconciles == 0 ? 0.0 : (loop.passNanos.sum() - passNanos) / 1e6 / reconciles);
+            System.out.printf("pool reconciles %d, %.1f ms each on average, of which CPU %.1f ms; pool CPU in all %d ms%n",
+                    reconciles, reconciles == 0 ? 0.0 : (loop.passNanos.sum() - passNanos) / 1e6 / reconciles,
+                    reconciles == 0 ? 0.0 : (loop.passCpuNanos.sum() - passCpuNanos) / 1e6 / reconciles,
+                    ms(loop.passCpuNanos.sum() - passCpuNanos));
             Map<String, Long> now = outcomes(loop);
             now.replaceAll((k, v) -> v - outcomes.getOrDefault(k, 0L));
             System.out.printf("pool reconciles by outcome: %s%n", now);

@@ -14,6 +14,8 @@ import com.example.crawl.egress.queue.WorkQueue;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinitionBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -43,12 +45,15 @@ final class PoolLoop implements AutoCloseable {
     static final int POOL_WORKERS = 2;
     private static final Path POOL_CRD = Path.of("crd/proxypools.crawl.example.com.yaml");
     private static final String POOL_CRD_NAME = "proxypools.crawl.example.com";
+    private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
 
     final ControlLoop proxies;
     final PoolInformer pools;
     final Workers<PoolKey> controller;
     final LongAdder passes = new LongAdder();
     final LongAdder passNanos = new LongAdder();
+    /** CPU time of the worker thread in the reconciles (the wall time less the waits on the API). */
+    final LongAdder passCpuNanos = new LongAdder();
     /** Pool reconciles by outcome: {@code Done}, {@code RequeueAfter}, {@code Failed}, {@code Conflict}. */
     final Map<String, LongAdder> outcomes = new ConcurrentHashMap<>();
     /** The messages of the first few {@code Conflict} and {@code Failed} outcomes. */
@@ -68,7 +73,9 @@ final class PoolLoop implements AutoCloseable {
                 BanCounts.NONE, intervals.driftPoll(), intervals.requeueNow(), Clock.systemUTC());
         controller = new Workers<>("ProxyPool", "pool", key -> {
             long start = System.nanoTime();
+            long cpu = THREADS.getCurrentThreadCpuTime();
             Outcome outcome = reconciler.reconcile(key);
+            passCpuNanos.add(THREADS.getCurrentThreadCpuTime() - cpu);
             passNanos.add(System.nanoTime() - start);
             passes.increment();
             outcomes.computeIfAbsent(outcome.getClass().getSimpleName(), k -> new LongAdder()).increment();
