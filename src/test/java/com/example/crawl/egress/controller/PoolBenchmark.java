@@ -249,10 +249,6 @@ public final class PoolBenchmark {
             Runtime rt = Runtime.getRuntime();
             maxHeap = Math.max(maxHeap, rt.totalMemory() - rt.freeMemory());
             samples++;
-            if (System.getenv("POOLBENCH_DEBUG") != null && samples % 5 == 0) {
-                System.out.printf("DEBUG t=%d status=%s cache ready=%d live=%d all=%d%n", ms(System.nanoTime() - start),
-                        pool == null ? null : pool.getStatus(), ready, live, members.size());
-            }
         }
 
         private boolean settledNow() {
