@@ -138,21 +138,27 @@ public final class PoolBenchmark {
                 roll.awaitOldGone();
                 roll.report(agents);
 
-                if (quiet.isZero()) {
-                    return new long[] {scaled, rolled};
-                }
-                cluster.reset();
-                long passes = loop.passes.sum();
-                System.out.printf("%n== pool: quiet for %d s ...%n", quiet.toSeconds());
-                Thread.sleep(quiet); // a benchmark's measurement window, not a test wait
-                System.out.printf("quiet %d s: pool reconciles %d; status writes %d, all writes %d, reads %d "
-                                + "(every agent but the benchmark's)%n", quiet.toSeconds(), loop.passes.sum() - passes,
-                        ours(cluster).stream().filter(MockCluster.Request::isStatusWrite).count(),
-                        ours(cluster).stream().filter(MockCluster.Request::isWrite).count(),
-                        ours(cluster).stream().filter(r -> r.method().equals("GET") && !r.isWatch()).count());
+                quiet(cluster, loop, quiet);
                 return new long[] {scaled, rolled};
             }
         }
+    }
+
+    /** Watches the settled pool for {@code quiet} (none when zero) and prints what the operator did. */
+    private static void quiet(MockCluster cluster, PoolLoop loop, Duration quiet) throws InterruptedException {
+        if (quiet.isZero()) {
+            return;
+        }
+        cluster.reset();
+        long passes = loop.passes.sum();
+        System.out.printf("%n== pool: quiet for %d s ...%n", quiet.toSeconds());
+        Thread.sleep(quiet); // a benchmark's measurement window, not a test wait
+        List<MockCluster.Request> seen = ours(cluster);
+        System.out.printf("quiet %d s: pool reconciles %d; status writes %d, all writes %d, reads %d "
+                        + "(every agent but the benchmark's)%n", quiet.toSeconds(), loop.passes.sum() - passes,
+                seen.stream().filter(MockCluster.Request::isStatusWrite).count(),
+                seen.stream().filter(MockCluster.Request::isWrite).count(),
+                seen.stream().filter(r -> r.method().equals("GET") && !r.isWatch()).count());
     }
 
     /**
