@@ -102,8 +102,11 @@ public final class ControlLoopBenchmark {
         return (double) requests.stream().filter(kind).count() / count;
     }
 
-    /** The fake backend with zero boot time: every instance runs, with an address, once created. */
-    private static final class RunsAtOnce extends ForwardingProvider {
+    /**
+     * The fake backend with zero boot time: every instance runs, with an address, once created.
+     * {@link PoolBenchmark} uses it too.
+     */
+    static final class RunsAtOnce extends ForwardingProvider {
         private final FakeProvider backend;
         private final AtomicInteger ips;
 
