@@ -109,7 +109,6 @@ public final class PoolBenchmark {
         Map<String, String> agents = Map.of(POOL_AGENT, "pool controller", "", "proxy controller");
         try (MockCluster cluster = MockCluster.start(); KubernetesClient poolClient = client(cluster, POOL_AGENT);
                 KubernetesClient bench = client(cluster, BENCH_AGENT)) {
-            PoolLoop.installCrd(cluster.client());
             try (PoolLoop loop = new PoolLoop(cluster.client(), poolClient, new ControlLoopBenchmark.RunsAtOnce(backend,
                     new AtomicInteger()), INTERVALS, AllHealthy.wiring()).start();
                     SharedIndexInformer<ProxyPool> watched = bench.resources(ProxyPool.class).inNamespace(NS).inform()) {

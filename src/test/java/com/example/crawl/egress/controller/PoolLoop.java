@@ -1,6 +1,5 @@
 package com.example.crawl.egress.controller;
 
-import com.example.crawl.egress.api.Proxy;
 import com.example.crawl.egress.config.OperatorConfig;
 import com.example.crawl.egress.pool.BanCounts;
 import com.example.crawl.egress.pool.ClusterPoolStore;
@@ -11,13 +10,9 @@ import com.example.crawl.egress.provider.Provider;
 import com.example.crawl.egress.queue.QueueRecorder;
 import com.example.crawl.egress.queue.RateLimiter;
 import com.example.crawl.egress.queue.WorkQueue;
-import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
-import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinitionBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
@@ -43,8 +38,6 @@ final class PoolLoop implements AutoCloseable {
 
     /** As {@code Main}'s {@code POOL_WORKERS}. */
     static final int POOL_WORKERS = 2;
-    private static final Path POOL_CRD = Path.of("crd/proxypools.crawl.example.com.yaml");
-    private static final String POOL_CRD_NAME = "proxypools.crawl.example.com";
     private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
 
     final ControlLoop proxies;
@@ -85,31 +78,6 @@ final class PoolLoop implements AutoCloseable {
             return outcome;
         }, queue, POOL_WORKERS, Thread.ofPlatform().name("pool-", 0).factory(), Duration.ofSeconds(10),
                 Workers.Instrumentation.NONE);
-    }
-
-    /**
-     * Installs the ProxyPool CRD unless the server has it: the one in {@code crd/} when that file
-     * exists, otherwise a stand-in with its names and its status and scale subresources, which is
-     * all the mock server reads of a CRD (it neither validates nor defaults).
-     */
-    static void installCrd(KubernetesClient client) {
-        var crds = client.apiextensions().v1().customResourceDefinitions();
-        if (crds.withName(POOL_CRD_NAME).get() != null) {
-            return;
-        }
-        CustomResourceDefinition crd = Files.exists(POOL_CRD) ? crds.load(POOL_CRD.toFile()).item()
-                : new CustomResourceDefinitionBuilder().withNewMetadata().withName(POOL_CRD_NAME).endMetadata()
-                        .withNewSpec().withGroup(Proxy.GROUP).withScope("Namespaced")
-                        .withNewNames().withKind("ProxyPool").withListKind("ProxyPoolList").withPlural("proxypools")
-                        .withSingular("proxypool").withShortNames("pool").endNames()
-                        .addNewVersion().withName(Proxy.VERSION).withServed(true).withStorage(true)
-                        .withNewSubresources().withNewStatus().endStatus().withNewScale()
-                        .withSpecReplicasPath(".spec.replicas").withStatusReplicasPath(".status.replicas")
-                        .withLabelSelectorPath(".status.selector").endScale().endSubresources()
-                        .withNewSchema().withNewOpenAPIV3Schema().withType("object")
-                        .withXKubernetesPreserveUnknownFields(true).endOpenAPIV3Schema().endSchema()
-                        .endVersion().endSpec().build();
-        crds.resource(crd).create();
     }
 
     /**
