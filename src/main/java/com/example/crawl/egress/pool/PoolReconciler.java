@@ -1,28 +1,18 @@
 package com.example.crawl.egress.pool;
 
-import com.example.crawl.egress.api.Durations;
 import com.example.crawl.egress.api.PoolReason;
 import com.example.crawl.egress.api.Proxy;
 import com.example.crawl.egress.api.ProxyPool;
 import com.example.crawl.egress.api.ProxyPoolStatus;
-import com.example.crawl.egress.api.Rotation;
 import com.example.crawl.egress.controller.ObjectChangedException;
 import com.example.crawl.egress.controller.Outcome;
-import io.fabric8.kubernetes.api.model.IntOrString;
-import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
-import io.fabric8.kubernetes.api.model.OwnerReference;
-import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClientException;
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.security.SecureRandom;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -52,7 +42,6 @@ import org.slf4j.LoggerFactory;
 public final class PoolReconciler {
 
     private static final Logger LOG = LoggerFactory.getLogger(PoolReconciler.class);
-    private static final String ALPHABET = "abcdefghijklmnopqrstuvwxyz234567";
     private static final String ORPHAN_FINALIZER = "orphan";
 
     private final PoolStore store;
@@ -125,14 +114,14 @@ public final class PoolReconciler {
 
     /** Deletes the members an earlier pool of this name left (another owner UID). */
     private void deleteForeign(PoolKey key, String uid, List<Proxy> members) {
-        List<Proxy> foreign = members.stream().filter(m -> !uid.equals(ownerUid(m))).toList();
+        List<Proxy> foreign = members.stream().filter(m -> !uid.equals(MemberObjects.ownerUid(m))).toList();
         if (foreign.isEmpty()) {
             return;
         }
         // The cache may be the one behind: its pool an old one, the members a newer pool's.
         String current = store.readPool(key).map(p -> p.getMetadata().getUid()).orElse(null);
         for (Proxy m : foreign) {
-            if (!Objects.equals(current, ownerUid(m))) {
+            if (!Objects.equals(current, MemberObjects.ownerUid(m))) {
                 deleteMember(key, m, "it belongs to an earlier pool of this name");
             }
         }
@@ -165,18 +154,18 @@ public final class PoolReconciler {
         List<String> violations = new ArrayList<>(MemberTemplate.violations(pool));
         PoolPlan.Rules rules = PoolPlan.Rules.NONE;
         try {
-            rules = rules(pool.getSpec().rotation(), key.namespace());
+            rules = PoolRotation.rules(pool.getSpec().rotation(), key.namespace(), bans);
         } catch (IllegalArgumentException e) {
             violations.add(e.getMessage());
         }
         PoolPlan.Limits limits;
         try {
-            limits = limits(pool);
+            limits = PoolRotation.limits(pool);
         } catch (IllegalArgumentException e) {
             violations.add(e.getMessage());
             limits = new PoolPlan.Limits(Math.max(0, pool.getSpec().replicas()), 0, 0);
         }
-        List<Proxy> cached = all.stream().filter(m -> uid.equals(ownerUid(m))).toList();
+        List<Proxy> cached = all.stream().filter(m -> uid.equals(MemberObjects.ownerUid(m))).toList();
         List<Proxy> alive = cached.stream().filter(m -> m.getMetadata().getDeletionTimestamp() == null).toList();
         expectations.observe(key, uid, alive.stream().map(m -> m.getMetadata().getName()).collect(Collectors.toSet()),
                 now);
@@ -241,7 +230,7 @@ public final class PoolReconciler {
     }
 
     private void retire(PoolPlan.Retirement r) throws ObjectChangedException {
-        Proxy copy = copy(r.member().proxy());
+        Proxy copy = MemberObjects.copy(r.member().proxy());
         Map<String, String> annotations = new HashMap<>(Objects.requireNonNullElse(copy.getMetadata().getAnnotations(),
                 Map.of()));
         annotations.put(ProxyPool.RETIRED_ANNOTATION, r.reason().name());
@@ -262,7 +251,7 @@ public final class PoolReconciler {
         if (!metadata && !template.differsInPlace(proxy.getSpec())) {
             return;
         }
-        Proxy copy = copy(proxy);
+        Proxy copy = MemberObjects.copy(proxy);
         labels.putAll(template.labels());
         annotations.putAll(template.annotations());
         copy.getMetadata().setLabels(labels);
@@ -294,7 +283,7 @@ public final class PoolReconciler {
         for (int batch = 1; done < placements.size(); batch *= 2) {
             for (String placement : placements.subList(done, Math.min(placements.size(), done + batch))) {
                 MemberTemplate template = templates.get(placement);
-                Proxy member = member(pool, template);
+                Proxy member = MemberObjects.newMember(pool, template, random);
                 String name = member.getMetadata().getName();
                 // Before the request: a create whose answer is lost still counts.
                 expectations.created(key, pool.getMetadata().getUid(), name, placement, template.hash(), now);
@@ -327,51 +316,6 @@ public final class PoolReconciler {
         }
     }
 
-    private Proxy member(ProxyPool pool, MemberTemplate template) {
-        Proxy p = new Proxy();
-        p.setMetadata(new ObjectMetaBuilder().withNamespace(pool.getMetadata().getNamespace())
-                .withName(pool.getMetadata().getName() + "-" + suffix(pool.getMetadata().getUid()))
-                .withLabels(template.labels()).withAnnotations(template.annotations().isEmpty() ? null
-                        : template.annotations())
-                .withOwnerReferences(owner(pool)).build());
-        p.setSpec(template.spec());
-        return p;
-    }
-
-    static OwnerReference owner(ProxyPool pool) {
-        return new OwnerReferenceBuilder().withApiVersion(Proxy.GROUP + "/" + Proxy.VERSION).withKind(ProxyPool.KIND)
-                .withName(pool.getMetadata().getName()).withUid(pool.getMetadata().getUid()).withController(true)
-                .build();
-    }
-
-    /** The UID of the ProxyPool a Proxy's controller owner reference names, or null. */
-    static String ownerUid(Proxy proxy) {
-        List<OwnerReference> refs = proxy.getMetadata().getOwnerReferences();
-        if (refs == null) {
-            return null;
-        }
-        return refs.stream().filter(r -> ProxyPool.KIND.equals(r.getKind()) && Boolean.TRUE.equals(r.getController()))
-                .map(OwnerReference::getUid).findFirst().orElse(null);
-    }
-
-    /** Eight characters of a hash of the pool's UID and a random nonce, in a DNS-safe alphabet. */
-    private String suffix(String uid) {
-        byte[] nonce = new byte[16];
-        random.nextBytes(nonce);
-        try {
-            MessageDigest sha = MessageDigest.getInstance("SHA-256");
-            sha.update(uid.getBytes(StandardCharsets.UTF_8));
-            byte[] digest = sha.digest(HexFormat.of().formatHex(nonce).getBytes(StandardCharsets.UTF_8));
-            StringBuilder out = new StringBuilder(8);
-            for (int i = 0; i < 8; i++) {
-                out.append(ALPHABET.charAt(digest[i] & 31));
-            }
-            return out.toString();
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("every JDK has SHA-256", e);
-        }
-    }
-
     private void writeStatus(ProxyPool pool, ProxyPoolStatus status) throws ObjectChangedException {
         if (status.equals(pool.getStatus())) {
             return;
@@ -381,67 +325,5 @@ public final class PoolReconciler {
         copy.setSpec(pool.getSpec());
         copy.setStatus(status);
         store.updateStatus(copy);
-    }
-
-    /**
-     * The counts {@code maxSurge} and {@code maxUnavailable} resolve to; both 0 (refused by the CRD) is read as a surge of 1.
-     *
-     * @throws IllegalArgumentException naming the field, when one is neither a count nor a percentage
-     */
-    static PoolPlan.Limits limits(ProxyPool pool) {
-        int replicas = Math.max(0, pool.getSpec().replicas());
-        Rotation rotation = pool.getSpec().rotation();
-        int surge = resolve("spec.rotation.maxSurge", rotation.maxSurge(), replicas, true);
-        int unavailable = resolve("spec.rotation.maxUnavailable", rotation.maxUnavailable(), replicas, false);
-        if (surge == 0 && unavailable == 0) {
-            surge = 1;
-        }
-        return new PoolPlan.Limits(replicas, surge, Math.min(unavailable, replicas));
-    }
-
-    /**
-     * A count, or a percentage of {@code replicas} rounded up (surge) or down (unavailable), as a Deployment's.
-     * A negative count is read as 0.
-     */
-    static int resolve(String field, IntOrString value, int replicas, boolean roundUp) {
-        if (value.getIntVal() != null) {
-            return Math.max(0, value.getIntVal());
-        }
-        String s = value.getStrVal().trim();
-        try {
-            if (!s.endsWith("%")) {
-                return Math.max(0, Integer.parseInt(s));
-            }
-            long percent = Long.parseLong(s.substring(0, s.length() - 1));
-            if (percent < 0) {
-                throw new NumberFormatException("negative");
-            }
-            long scaled = percent * replicas;
-            return (int) Math.min(Integer.MAX_VALUE, roundUp ? (scaled + 99) / 100 : scaled / 100);
-        } catch (NumberFormatException e) {
-            // The CRD's schema says int-or-string and no more: a mock API server stores anything.
-            throw new IllegalArgumentException(field + ": must be a count or a percentage such as 25%, not " + s, e);
-        }
-    }
-
-    private PoolPlan.Rules rules(Rotation rotation, String namespace) {
-        Optional<Duration> maxAge = Optional.ofNullable(rotation.maxAge())
-                .map(v -> Durations.parse("spec.rotation.maxAge", v));
-        Optional<Duration> unhealthy = Optional.ofNullable(rotation.replaceUnhealthyAfter())
-                .map(v -> Durations.parse("spec.rotation.replaceUnhealthyAfter", v));
-        if (rotation.recycleAfterBans() == null) {
-            return new PoolPlan.Rules(maxAge, unhealthy, Optional.empty(), m -> 0);
-        }
-        Duration window = Durations.parse("spec.rotation.recycleAfterBans.window", rotation.recycleAfterBans().window());
-        return new PoolPlan.Rules(maxAge, unhealthy, Optional.of(rotation.recycleAfterBans().targets()),
-                m -> bans.distinctTargets(namespace + "/" + m.name(), window));
-    }
-
-    private static Proxy copy(Proxy proxy) {
-        Proxy copy = new Proxy();
-        copy.setMetadata(new ObjectMetaBuilder(proxy.getMetadata()).build());
-        copy.setSpec(proxy.getSpec());
-        copy.setStatus(proxy.getStatus());
-        return copy;
     }
 }
