@@ -99,11 +99,11 @@ final class PoolPlan {
         List<Member> good = new ArrayList<>();
         Map<Member, RetireReason> rollReason = new HashMap<>();
         for (Member m : members) {
-            Optional<RetireReason> now_ = m.ghost() || m.retired().isPresent() ? Optional.empty() : retireNow(m, rules, now);
+            Optional<RetireReason> due = m.ghost() || m.retired().isPresent() ? Optional.empty() : retireNow(m, rules, now);
             if (m.retired().isPresent()) {
                 retired.add(m);
-            } else if (now_.isPresent()) {
-                retire.add(new Retirement(m, now_.get()));
+            } else if (due.isPresent()) {
+                retire.add(new Retirement(m, due.get()));
                 retired.add(m);
             } else if (!m.ghost() && outdated(m, templates)) {
                 rolling.add(m);
