@@ -134,7 +134,7 @@ public final class Main {
         BanLedger bans = PoolBans.ledger(informers, pools, poolQueue::add); // fed by the lease store below
         Workers<PoolKey> poolController = shutdown.register(WORKERS, new Workers<>("ProxyPool", "pool",
                 new PoolReconciler(new ClusterPoolStore(client, pools, informers), PoolBans.counts(bans, System::nanoTime),
-                        config.reconcile().driftPoll(), config.reconcile().requeueNow(), Clock.systemUTC())::reconcile,
+                        events, config.reconcile().driftPoll(), config.reconcile().requeueNow(), Clock.systemUTC())::reconcile,
                 poolQueue, POOL_WORKERS, Thread.ofPlatform().name("pool-", 0).factory(), DRAIN_TIMEOUT,
                 new Workers.Instrumentation(metrics.poolReconciles(), System::nanoTime, telemetry.tracer())));
         OrphanSweeper gc = shutdown.register(WORKERS, new OrphanSweeper(client, backend.providers(), config.gc(),

@@ -24,17 +24,39 @@ public enum EventReason {
     /** The provider is out of quota; the create is retried slowly. */
     QuotaExceeded(Type.Warning, "Provision"),
     /** The health verdict turned unhealthy (from healthy, or as the first verdict). */
-    Unhealthy(Type.Warning, "Probe");
+    Unhealthy(Type.Warning, "Probe"),
+    /** A pool created members: the note counts them and names the first few. */
+    MembersCreated(Type.Normal, "Scale", Regards.ProxyPool),
+    /** A pool deleted members (scaled down, or their replacement is in place): counted and named. */
+    MembersDeleted(Type.Normal, "Scale", Regards.ProxyPool),
+    /** A pool decided to replace a member (banned, unhealthy, too old, or made from an old template). */
+    MemberRetired(Type.Normal, "Replace", Regards.ProxyPool),
+    /** A pool could not create a member; retried with backoff. */
+    MemberCreateFailed(Type.Warning, "Scale", Regards.ProxyPool);
 
     /** The Event's {@code type}: the two values the API accepts. */
     public enum Type { Normal, Warning }
 
+    /** The kind of object the Event is about: its {@code regarding}. */
+    public enum Regards { Proxy, ProxyPool }
+
     private final Type type;
     private final String action;
+    private final Regards regards;
 
     EventReason(Type type, String action) {
+        this(type, action, Regards.Proxy);
+    }
+
+    EventReason(Type type, String action, Regards regards) {
         this.type = type;
         this.action = action;
+        this.regards = regards;
+    }
+
+    /** The kind of object an Event of this reason is about. */
+    public Regards regards() {
+        return regards;
     }
 
     public Type type() {

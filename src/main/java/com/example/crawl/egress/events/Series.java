@@ -127,7 +127,7 @@ final class Series {
                 .withNewMetadata().withNamespace(namespace()).withName(name).endMetadata()
                 .withEventTime(microTime(firstAt))
                 .withRegarding(new ObjectReferenceBuilder().withApiVersion(HasMetadata.getApiVersion(Proxy.class))
-                        .withKind(HasMetadata.getKind(Proxy.class)).withNamespace(namespace())
+                        .withKind(first.reason().regards().name()).withNamespace(namespace())
                         .withName(first.key().name()).withUid(first.uid()).build())
                 .withReportingController(REPORTING_CONTROLLER)
                 .withReportingInstance(reportingInstance)

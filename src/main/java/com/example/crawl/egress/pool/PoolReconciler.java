@@ -4,8 +4,11 @@ import com.example.crawl.egress.api.PoolReason;
 import com.example.crawl.egress.api.Proxy;
 import com.example.crawl.egress.api.ProxyPool;
 import com.example.crawl.egress.api.ProxyPoolStatus;
+import com.example.crawl.egress.controller.EventReason;
+import com.example.crawl.egress.controller.EventSink;
 import com.example.crawl.egress.controller.ObjectChangedException;
 import com.example.crawl.egress.controller.Outcome;
+import com.example.crawl.egress.controller.ProxyEvent;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import java.security.SecureRandom;
 import java.time.Clock;
@@ -46,6 +49,7 @@ public final class PoolReconciler {
 
     private final PoolStore store;
     private final BanCounts bans;
+    private final EventSink events;
     private final Duration resync;
     private final Duration requeueNow;
     private final Clock clock;
@@ -53,20 +57,23 @@ public final class PoolReconciler {
     private final RandomGenerator random;
 
     /**
+     * @param events     where members created, retired and deleted are told, as Events on the pool
      * @param resync     the longest a pool goes without a pass ({@code --drift-poll})
      * @param requeueNow the short wait before looking again ({@code --requeue-now})
      */
-    public PoolReconciler(PoolStore store, BanCounts bans, Duration resync, Duration requeueNow, Clock clock) {
-        this(store, bans, resync, requeueNow, clock, new SecureRandom());
+    public PoolReconciler(PoolStore store, BanCounts bans, EventSink events, Duration resync, Duration requeueNow,
+            Clock clock) {
+        this(store, bans, events, resync, requeueNow, clock, new SecureRandom());
     }
 
     /**
      * @param names where member names' nonces come from; a seeded one makes a test's run replayable
      */
-    public /* test */ PoolReconciler(PoolStore store, BanCounts bans, Duration resync, Duration requeueNow, Clock clock,
-            RandomGenerator names) {
+    public /* test */ PoolReconciler(PoolStore store, BanCounts bans, EventSink events, Duration resync,
+            Duration requeueNow, Clock clock, RandomGenerator names) {
         this.store = store;
         this.bans = bans;
+        this.events = events;
         this.resync = resync;
         this.requeueNow = requeueNow;
         this.clock = clock;
@@ -188,10 +195,16 @@ public final class PoolReconciler {
 
         for (PoolPlan.Retirement r : decision.retire()) {
             retire(r);
+            event(pool, EventReason.MemberRetired, "Retired member " + r.member().name() + " (" + r.reason()
+                    + "): no longer lent; a new member takes its place");
         }
         for (Member m : decision.delete()) {
             deleteMember(key, m.proxy(), m.retired().map(r -> "retired: " + r)
                     .orElse(m.ready() ? "the pool has more members than it needs" : "it is not Ready and on its way out"));
+        }
+        if (!decision.delete().isEmpty()) {
+            event(pool, EventReason.MembersDeleted, "Deleted " + counted(decision.delete().stream().map(Member::name)
+                    .toList()));
         }
         for (Member m : decision.good()) {
             if (!m.ghost()) {
@@ -280,6 +293,7 @@ public final class PoolReconciler {
     private Optional<PoolStatusView.Failure> create(PoolKey key, ProxyPool pool, Map<String, MemberTemplate> templates,
             List<String> placements, Instant now) {
         int done = 0;
+        List<String> made = new ArrayList<>();
         for (int batch = 1; done < placements.size(); batch *= 2) {
             for (String placement : placements.subList(done, Math.min(placements.size(), done + batch))) {
                 MemberTemplate template = templates.get(placement);
@@ -295,16 +309,36 @@ public final class PoolReconciler {
                     if (!madeAnyway(key.namespace(), name)) {
                         expectations.createFailed(key, name);
                     }
-                    return Optional.of(new PoolStatusView.Failure(PoolReason.CreateFailed, "creating member " + name
-                            + " failed: " + e.getMessage()));
+                    created(pool, made);
+                    String message = "creating member " + name + " failed: " + e.getMessage();
+                    event(pool, EventReason.MemberCreateFailed, message);
+                    return Optional.of(new PoolStatusView.Failure(PoolReason.CreateFailed, message));
                 }
+                made.add(name);
                 done++;
             }
         }
-        if (!placements.isEmpty()) {
-            LOG.atInfo().addKeyValue("members", placements.size()).log("Created pool members");
-        }
+        created(pool, made);
         return Optional.empty();
+    }
+
+    private void created(ProxyPool pool, List<String> names) {
+        if (!names.isEmpty()) {
+            LOG.atInfo().addKeyValue("members", names.size()).log("Created pool members");
+            event(pool, EventReason.MembersCreated, "Created " + counted(names));
+        }
+    }
+
+    /** {@code 3 members: a, b, c}, naming at most five. */
+    private static String counted(List<String> names) {
+        String listed = String.join(", ", names.subList(0, Math.min(5, names.size())));
+        return names.size() + (names.size() == 1 ? " member: " : " members: ") + listed
+                + (names.size() > 5 ? " and " + (names.size() - 5) + " more" : "");
+    }
+
+    /** An Event on the pool; the sink never blocks and never throws. */
+    private void event(ProxyPool pool, EventReason reason, String note) {
+        events.record(new ProxyEvent(PoolKey.of(pool), pool.getMetadata().getUid(), reason, note));
     }
 
     /** Whether a create that failed on the wire was made all the same; unknown counts as made. */

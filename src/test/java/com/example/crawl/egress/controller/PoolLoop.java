@@ -63,7 +63,7 @@ final class PoolLoop implements AutoCloseable {
         WorkQueue<PoolKey> queue = new WorkQueue<>(RateLimiter.defaultControllerLimiter(System::nanoTime),
                 System::nanoTime, QueueRecorder.NONE);
         PoolReconciler reconciler = new PoolReconciler(new ClusterPoolStore(poolClient, pools, proxies.informers),
-                BanCounts.NONE, intervals.driftPoll(), intervals.requeueNow(), Clock.systemUTC());
+                BanCounts.NONE, EventSink.NONE, intervals.driftPoll(), intervals.requeueNow(), Clock.systemUTC());
         controller = new Workers<>("ProxyPool", "pool", key -> {
             long start = System.nanoTime();
             long cpu = THREADS.getCurrentThreadCpuTime();

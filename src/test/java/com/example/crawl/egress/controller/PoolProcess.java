@@ -42,7 +42,8 @@ final class PoolProcess {
         this.plan = plan;
         this.clock = clock;
         this.cache = new PoolCache(api, key -> queue.add(key, clock.instant()));
-        this.reconciler = new PoolReconciler(new FaultyPoolStore(api, cache, plan, deletes), bans, RESYNC, REQUEUE_NOW, clock,
+        this.reconciler = new PoolReconciler(new FaultyPoolStore(api, cache, plan, deletes), bans, EventSink.NONE, RESYNC,
+                REQUEUE_NOW, clock,
                 names);
     }
 

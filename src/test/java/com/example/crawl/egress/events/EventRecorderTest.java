@@ -41,6 +41,18 @@ class EventRecorderTest {
     }
 
     @Test
+    void shouldNameAProxyPoolAsWhatAPoolEventIsAbout() {
+        recorder.record(event("fleet", EventReason.MembersCreated, "Created 2 members: fleet-a, fleet-b"));
+        recorder.drain();
+
+        Event e = api.events().getFirst();
+        assertEquals("crawl.example.com/v1alpha1", e.getRegarding().getApiVersion());
+        assertEquals("ProxyPool", e.getRegarding().getKind());
+        assertEquals("fleet", e.getRegarding().getName());
+        assertEquals("Scale", e.getAction());
+    }
+
+    @Test
     void shouldCreateAnEventAboutTheProxyFromThisController() {
         recorder.record(event("p1", EventReason.InstanceCreated, "Created instance fake/proxy-1"));
         recorder.drain();

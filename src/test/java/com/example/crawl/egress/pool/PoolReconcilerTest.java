@@ -16,12 +16,15 @@ import com.example.crawl.egress.api.ProxySpec;
 import com.example.crawl.egress.api.ProxyTemplate;
 import com.example.crawl.egress.api.Reason;
 import com.example.crawl.egress.api.Rotation;
+import com.example.crawl.egress.controller.EventReason;
 import com.example.crawl.egress.controller.Outcome;
+import com.example.crawl.egress.controller.ProxyEvent;
 import com.example.crawl.egress.pool.ApiPoolStore.CreateFault;
 import com.example.crawl.egress.provider.FakeClock;
 import io.fabric8.kubernetes.api.model.IntOrString;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -46,8 +49,10 @@ class PoolReconcilerTest {
     private final FakePoolApi api = new FakePoolApi(clock);
     private final ApiPoolStore store = new ApiPoolStore(api);
     private final Map<String, Integer> bans = new HashMap<>();
+    private final List<ProxyEvent> events = new ArrayList<>();
     private final PoolReconciler reconciler = new PoolReconciler(store,
-            (proxyKey, window) -> bans.getOrDefault(proxyKey, 0), Duration.ofMinutes(10), Duration.ofSeconds(1), clock);
+            (proxyKey, window) -> bans.getOrDefault(proxyKey, 0), events::add, Duration.ofMinutes(10),
+            Duration.ofSeconds(1), clock);
 
     // ---- scale
 
@@ -442,6 +447,29 @@ class PoolReconcilerTest {
         assertEquals(2, live().size());
         assertTrue(api.proxy(NS, banned.getMetadata().getName()).isEmpty());
         assertTrue(live().stream().allMatch(PoolReconcilerTest::ready));
+    }
+
+    @Test
+    void shouldTellOfCreatedRetiredDeletedAndFailedMembersAsEventsOnThePool() {
+        api.createPool(NS, KEY.name(), rotation(spec(2), new Rotation(null, null,
+                new Rotation.RecycleAfterBans(3, "1h"), new IntOrString(1), new IntOrString(0))), UID);
+        settle();
+        Proxy banned = live().getFirst();
+        bans.put(NS + "/" + banned.getMetadata().getName(), 3);
+        store.failCreates(CreateFault.REFUSED);
+        pass(); // retires, and its replacement's create is refused
+        pass(); // makes the replacement
+        markReady();
+        pass(); // the replacement is Ready: the banned member goes
+
+        List<String> told = events.stream().map(e -> e.reason() + " " + e.note()).toList();
+        assertTrue(events.stream().allMatch(e -> e.key().equals(KEY) && e.uid().equals(UID)
+                && e.reason().regards() == EventReason.Regards.ProxyPool), told.toString());
+        assertTrue(told.getFirst().startsWith("MembersCreated Created 2 members: " + KEY.name() + "-"), told.toString());
+        assertTrue(told.contains("MemberRetired Retired member " + banned.getMetadata().getName()
+                + " (Banned): no longer lent; a new member takes its place"), told.toString());
+        assertTrue(told.stream().anyMatch(t -> t.startsWith("MemberCreateFailed creating member ")), told.toString());
+        assertTrue(told.contains("MembersDeleted Deleted 1 member: " + banned.getMetadata().getName()), told.toString());
     }
 
     @Test
