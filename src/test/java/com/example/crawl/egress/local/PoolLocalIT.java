@@ -187,6 +187,10 @@ class PoolLocalIT {
         assertEquals(204, op.call("DELETE", "/v1/leases/" + news.get("leaseId").asText(), null).status());
         op.await(() -> kube.resources(Proxy.class).inNamespace(NS).withName(member).get() == null,
                 "the banned member deleted once its replacement was Ready");
+        op.await(() -> kube.events().v1().events().inNamespace(NS).list().getItems().stream()
+                .anyMatch(e -> "ProxyPool".equals(e.getRegarding().getKind()) && "banned".equals(e.getRegarding().getName())
+                        && "MemberRetired".equals(e.getReason()) && e.getNote().contains(member + " (Banned)")),
+                "a MemberRetired Event on the pool");
     }
 
     // ---- helpers
