@@ -1,6 +1,7 @@
 package com.example.crawl.egress.lease;
 
 import com.example.crawl.egress.config.OperatorConfig;
+import com.example.crawl.egress.lease.HeldLeases.Held;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -9,13 +10,9 @@ import java.security.SecureRandom;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Collection;
-import java.util.HashMap;
 import java.util.HexFormat;
-import java.util.Iterator;
-import java.util.LinkedHashSet;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -51,12 +48,6 @@ public final class LeaseStore implements AutoCloseable {
     /** A report was taken, or the lease id is unknown (never issued, released, or long expired). */
     public enum Reported { ACCEPTED, UNKNOWN_LEASE }
 
-    /** A lease as held: what the client got, and its end on the monotonic clock. */
-    private record Held(Lease lease, long endsAt) {
-        String proxyKey() {
-            return lease.proxyKey();
-        }
-    }
 
 
     private final OperatorConfig.Leases limits;
@@ -66,8 +57,7 @@ public final class LeaseStore implements AutoCloseable {
     private final SecureRandom random = new SecureRandom();
     private final HexFormat hex = HexFormat.of();
     private final ReentrantLock lock = new ReentrantLock();
-    private final Map<String, Held> byId = new HashMap<>(); // guarded by lock
-    private final Map<String, Set<Held>> byProxy = new HashMap<>(); // guarded by lock
+    private final HeldLeases held = new HeldLeases(); // guarded by lock
     private final Cooldowns cooldowns = new Cooldowns(); // guarded by lock
     private ScheduledExecutorService sweeper; // guarded by lock
 
@@ -144,7 +134,7 @@ public final class LeaseStore implements AutoCloseable {
                 // The candidate's own key string, whose hash is computed once in its life: a fresh
                 // string per lookup made hashing most of the cost of a scan of 1,000 candidates.
                 String key = c.key();
-                int active = active(key, now);
+                int active = held.active(key, now);
                 if (active >= c.maxLeases()) {
                     atCapacity++;
                 } else if (cooldowns.cooling(key, target, now)) {
@@ -157,11 +147,10 @@ public final class LeaseStore implements AutoCloseable {
             if (best == null) {
                 return new Acquisition.NoMatch(considered, atCapacity, inCooldown, unhealthy);
             }
-            Held held = new Held(new Lease(id, best.namespace(), best.name(), target, clock.instant().plus(ttl)),
+            Held lent = new Held(new Lease(id, best.namespace(), best.name(), target, clock.instant().plus(ttl)),
                     now + ttl.toNanos());
-            byId.put(id, held);
-            byProxy.computeIfAbsent(held.proxyKey(), k -> new LinkedHashSet<>()).add(held);
-            return new Acquisition.Granted(held.lease(), best);
+            held.add(lent);
+            return new Acquisition.Granted(lent.lease(), best);
         } finally {
             lock.unlock();
         }
@@ -175,10 +164,7 @@ public final class LeaseStore implements AutoCloseable {
     public void release(String id) {
         lock.lock();
         try {
-            Held held = byId.remove(id);
-            if (held != null) {
-                forgetFromProxy(held);
-            }
+            held.remove(id);
         } finally {
             lock.unlock();
         }
@@ -195,15 +181,15 @@ public final class LeaseStore implements AutoCloseable {
         lock.lock();
         try {
             long now = nanoTime.getAsLong();
-            Held held = byId.get(id);
-            if (held == null || !reportable(held, now)) {
+            Held lease = held.get(id);
+            if (lease == null || !lease.reportable(now, limits.cooldownWindow().toNanos())) {
                 return Reported.UNKNOWN_LEASE;
             }
-            String reported = target.or(held.lease()::target).orElse(Cooldowns.ALL_TARGETS);
+            String reported = target.or(lease.lease()::target).orElse(Cooldowns.ALL_TARGETS);
             if (result.startsCooldown()) {
-                cooldowns.start(held.proxyKey(), reported, now + limits.cooldownWindow().toNanos());
+                cooldowns.start(lease.proxyKey(), reported, now + limits.cooldownWindow().toNanos());
             }
-            ban = result == ReportResult.BANNED ? new Ban(held.proxyKey(), reported, now) : null;
+            ban = result == ReportResult.BANNED ? new Ban(lease.proxyKey(), reported, now) : null;
         } finally {
             lock.unlock();
         }
@@ -231,8 +217,8 @@ public final class LeaseStore implements AutoCloseable {
     public Optional<Lease> active(String id) {
         lock.lock();
         try {
-            Held held = byId.get(id);
-            return held != null && running(held, nanoTime.getAsLong()) ? Optional.of(held.lease()) : Optional.empty();
+            Held lease = held.get(id);
+            return lease != null && lease.running(nanoTime.getAsLong()) ? Optional.of(lease.lease()) : Optional.empty();
         } finally {
             lock.unlock();
         }
@@ -245,14 +231,7 @@ public final class LeaseStore implements AutoCloseable {
     public int activeCount() {
         lock.lock();
         try {
-            long now = nanoTime.getAsLong();
-            int n = 0;
-            for (Held held : byId.values()) {
-                if (running(held, now)) {
-                    n++;
-                }
-            }
-            return n;
+            return held.active(nanoTime.getAsLong());
         } finally {
             lock.unlock();
         }
@@ -262,15 +241,7 @@ public final class LeaseStore implements AutoCloseable {
     public Map<String, Integer> activeCounts() {
         lock.lock();
         try {
-            long now = nanoTime.getAsLong();
-            Map<String, Integer> out = new HashMap<>();
-            for (String proxy : byProxy.keySet()) {
-                int n = active(proxy, now);
-                if (n > 0) {
-                    out.put(proxy, n);
-                }
-            }
-            return out;
+            return held.activeCounts(nanoTime.getAsLong());
         } finally {
             lock.unlock();
         }
@@ -285,13 +256,7 @@ public final class LeaseStore implements AutoCloseable {
         lock.lock();
         try {
             now = nanoTime.getAsLong();
-            for (Iterator<Held> it = byId.values().iterator(); it.hasNext();) {
-                Held held = it.next();
-                if (!reportable(held, now)) {
-                    it.remove();
-                    forgetFromProxy(held);
-                }
-            }
+            held.sweep(now, limits.cooldownWindow().toNanos());
             cooldowns.sweep(now);
         } finally {
             lock.unlock();
@@ -342,7 +307,7 @@ public final class LeaseStore implements AutoCloseable {
     /* test */ int stored() {
         lock.lock();
         try {
-            return byId.size() + cooldowns.size();
+            return held.size() + cooldowns.size();
         } finally {
             lock.unlock();
         }
@@ -373,39 +338,6 @@ public final class LeaseStore implements AutoCloseable {
 
     /* test */ long cooldownsDropped() {
         return counts().cooldownsDropped();
-    }
-
-    private static boolean running(Held held, long now) {
-        return now - held.endsAt() < 0;
-    }
-
-    /** Still takes reports: active, or expired less than one cooldown window ago. */
-    private boolean reportable(Held held, long now) {
-        return now - (held.endsAt() + limits.cooldownWindow().toNanos()) < 0;
-    }
-
-    private int active(String proxy, long now) {
-        Set<Held> leases = byProxy.get(proxy);
-        if (leases == null) {
-            return 0;
-        }
-        int n = 0;
-        for (Held held : leases) {
-            if (running(held, now)) {
-                n++;
-            }
-        }
-        return n;
-    }
-
-    private void forgetFromProxy(Held held) {
-        Set<Held> leases = byProxy.get(held.proxyKey());
-        if (leases != null) {
-            leases.remove(held);
-            if (leases.isEmpty()) {
-                byProxy.remove(held.proxyKey());
-            }
-        }
     }
 
     private String newId() {
