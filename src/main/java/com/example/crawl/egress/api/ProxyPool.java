@@ -1,6 +1,7 @@
 package com.example.crawl.egress.api;
 
 import io.fabric8.kubernetes.api.model.Namespaced;
+import io.fabric8.kubernetes.api.model.OwnerReference;
 import io.fabric8.kubernetes.client.CustomResource;
 import io.fabric8.kubernetes.model.annotation.Group;
 import io.fabric8.kubernetes.model.annotation.Kind;
@@ -8,6 +9,8 @@ import io.fabric8.kubernetes.model.annotation.Plural;
 import io.fabric8.kubernetes.model.annotation.ShortNames;
 import io.fabric8.kubernetes.model.annotation.Singular;
 import io.fabric8.kubernetes.model.annotation.Version;
+import java.util.List;
+import java.util.Optional;
 
 /**
  * A fleet of Proxies kept at a count: {@code proxypools.crawl.example.com/v1alpha1}, namespaced,
@@ -57,6 +60,18 @@ public final class ProxyPool extends CustomResource<ProxyPoolSpec, ProxyPoolStat
         MaxAge,
         /** Made from a template, or a placement, the pool no longer has. */
         TemplateChanged
+    }
+
+    /**
+     * The pool a Proxy is a member of: its controller owner reference of kind ProxyPool in our
+     * group, whatever the pool's UID; empty for a Proxy no pool owns.
+     */
+    public static Optional<OwnerReference> owning(Proxy proxy) {
+        List<OwnerReference> refs = proxy.getMetadata().getOwnerReferences();
+        return refs == null ? Optional.empty() : refs.stream()
+                .filter(r -> KIND.equals(r.getKind()) && Boolean.TRUE.equals(r.getController())
+                        && r.getApiVersion() != null && r.getApiVersion().startsWith(Proxy.GROUP + "/"))
+                .findFirst();
     }
 
     @Override

@@ -235,11 +235,8 @@ public final class ProxyInformers implements AutoCloseable {
 
     /** {@code namespace/pool} of the ProxyPool a Proxy's controller owner reference names, if any. */
     private static List<String> poolOwner(Proxy proxy) {
-        List<OwnerReference> refs = proxy.getMetadata().getOwnerReferences();
-        return refs == null ? List.of() : refs.stream()
-                .filter(r -> ProxyPool.KIND.equals(r.getKind()) && Boolean.TRUE.equals(r.getController())
-                        && r.getApiVersion() != null && r.getApiVersion().startsWith(Proxy.GROUP + "/"))
-                .map(r -> Cache.namespaceKeyFunc(proxy.getMetadata().getNamespace(), r.getName())).toList();
+        return ProxyPool.owning(proxy).map(r -> Cache.namespaceKeyFunc(proxy.getMetadata().getNamespace(), r.getName()))
+                .stream().toList();
     }
 
     /** Whether anything but status and resourceVersion changed between two versions. */

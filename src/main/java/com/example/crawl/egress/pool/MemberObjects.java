@@ -9,7 +9,6 @@ import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
-import java.util.List;
 import java.util.random.RandomGenerator;
 
 /**
@@ -43,12 +42,7 @@ final class MemberObjects {
 
     /** The UID of the ProxyPool a Proxy's controller owner reference names, or null. */
     static String ownerUid(Proxy proxy) {
-        List<OwnerReference> refs = proxy.getMetadata().getOwnerReferences();
-        if (refs == null) {
-            return null;
-        }
-        return refs.stream().filter(r -> ProxyPool.KIND.equals(r.getKind()) && Boolean.TRUE.equals(r.getController()))
-                .map(OwnerReference::getUid).findFirst().orElse(null);
+        return ProxyPool.owning(proxy).map(OwnerReference::getUid).orElse(null);
     }
 
     /** Eight characters of a hash of the pool's UID and a random nonce, in a DNS-safe alphabet. */

@@ -46,10 +46,6 @@ public final class PoolBans {
         }
         String namespace = proxyKey.substring(0, slash);
         Optional<Proxy> proxy = proxies.proxy(new ProxyKey(namespace, proxyKey.substring(slash + 1)));
-        return proxy.flatMap(p -> p.getMetadata().getOwnerReferences() == null ? Optional.empty()
-                : p.getMetadata().getOwnerReferences().stream()
-                        .filter(r -> ProxyPool.KIND.equals(r.getKind())
-                                && Boolean.TRUE.equals(r.getController()))
-                        .findFirst().map(r -> new PoolKey(namespace, r.getName())));
+        return proxy.flatMap(ProxyPool::owning).map(r -> new PoolKey(namespace, r.getName()));
     }
 }

@@ -246,8 +246,7 @@ public final class FakePoolApi {
 
     /** A Proxy's controller owner reference to a ProxyPool, if it has one. */
     public static Optional<OwnerReference> poolOwner(Proxy proxy) {
-        return Objects.requireNonNullElse(proxy.getMetadata().getOwnerReferences(), List.<OwnerReference>of()).stream()
-                .filter(r -> ProxyPool.KIND.equals(r.getKind()) && Boolean.TRUE.equals(r.getController())).findFirst();
+        return ProxyPool.owning(proxy);
     }
 
     // ---- internals
