@@ -1,6 +1,7 @@
 package com.example.crawl.egress.controller;
 
 import com.example.crawl.egress.provider.FakeClock;
+import io.fabric8.kubernetes.client.KubernetesClientException;
 import java.time.Duration;
 import java.util.Set;
 import java.util.SplittableRandom;
@@ -117,5 +118,49 @@ final class FaultPlan {
 
     int faultCount() {
         return faultCount;
+    }
+
+    /** An API write, as the stores hand it to {@link #write}. */
+    @FunctionalInterface
+    interface Write<T> {
+        T run() throws ObjectChangedException;
+    }
+
+    /**
+     * Runs an API write with this plan's faults around it: a crash point before and after, and a
+     * 409, a 500 refused before the write, or a 504 after the server applied it.
+     *
+     * @param conflicts whether the write carries a resourceVersion, so that a 409 can strike it
+     */
+    <T> T write(String point, boolean conflicts, Write<T> write) throws ObjectChangedException {
+        crashPoint(point, When.before);
+        switch (apiFault(point, conflicts)) {
+            case CONFLICT -> throw new ObjectChangedException(point + ": 409 injected", null);
+            case SERVER_ERROR -> throw new KubernetesClientException(point + ": 500 injected", 500, null);
+            case TIMEOUT -> {
+                write.run();
+                throw new KubernetesClientException(point + ": 504 after the write was applied (injected)", 504, null);
+            }
+            case NONE -> { }
+        }
+        T result = write.run();
+        crashPoint(point, When.after);
+        return result;
+    }
+
+    /** An API read that a 500 may strike. */
+    void read(String point) {
+        if (apiFault(point, false) != ApiFault.NONE) {
+            throw new KubernetesClientException(point + ": 500 injected", 500, null);
+        }
+    }
+
+    /** A write that carries no resourceVersion, so never conflicts. */
+    static <T> T unconditional(Write<T> write) {
+        try {
+            return write.run();
+        } catch (ObjectChangedException e) {
+            throw new IllegalStateException("a write without a resourceVersion cannot conflict", e);
+        }
     }
 }

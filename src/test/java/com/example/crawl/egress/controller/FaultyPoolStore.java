@@ -2,12 +2,9 @@ package com.example.crawl.egress.controller;
 
 import com.example.crawl.egress.api.Proxy;
 import com.example.crawl.egress.api.ProxyPool;
-import com.example.crawl.egress.controller.FaultPlan.ApiFault;
-import com.example.crawl.egress.controller.FaultPlan.When;
 import com.example.crawl.egress.pool.FakePoolApi;
 import com.example.crawl.egress.pool.PoolKey;
 import com.example.crawl.egress.pool.PoolStore;
-import io.fabric8.kubernetes.client.KubernetesClientException;
 import java.util.List;
 import java.util.Optional;
 
@@ -38,10 +35,6 @@ final class FaultyPoolStore implements PoolStore {
         this.deletes = deletes;
     }
 
-    @FunctionalInterface
-    private interface Write<T> {
-        T run() throws ObjectChangedException;
-    }
 
     @Override
     public Optional<ProxyPool> pool(PoolKey key) {
@@ -50,7 +43,7 @@ final class FaultyPoolStore implements PoolStore {
 
     @Override
     public Optional<ProxyPool> readPool(PoolKey key) {
-        read("api.readPool");
+        plan.read("api.readPool");
         return api.pool(key);
     }
 
@@ -61,13 +54,13 @@ final class FaultyPoolStore implements PoolStore {
 
     @Override
     public Optional<Proxy> readProxy(String namespace, String name) {
-        read("api.readProxy");
+        plan.read("api.readProxy");
         return api.proxy(namespace, name);
     }
 
     @Override
     public boolean create(Proxy proxy) {
-        return unchecked(() -> write("api.create", false, () -> api.createProxy(proxy)));
+        return FaultPlan.unconditional(() -> plan.write("api.create", false, () -> api.createProxy(proxy)));
     }
 
     @Override
@@ -75,7 +68,7 @@ final class FaultyPoolStore implements PoolStore {
         deletes.deleting(name, cache.proxy(namespace, name).flatMap(FakePoolApi::poolOwner)
                 .flatMap(o -> cache.pool(new PoolKey(namespace, o.getName())).filter(p -> p.getMetadata().getUid()
                         .equals(o.getUid()))));
-        unchecked(() -> write("api.delete", false, () -> {
+        FaultPlan.unconditional(() -> plan.write("api.delete", false, () -> {
             api.deleteProxy(namespace, name);
             return null;
         }));
@@ -83,41 +76,11 @@ final class FaultyPoolStore implements PoolStore {
 
     @Override
     public Proxy update(Proxy proxy) throws ObjectChangedException {
-        return write("api.update", true, () -> api.updateProxy(proxy));
+        return plan.write("api.update", true, () -> api.updateProxy(proxy));
     }
 
     @Override
     public ProxyPool updateStatus(ProxyPool pool) throws ObjectChangedException {
-        return write("api.updateStatus", true, () -> api.updatePoolStatus(pool));
-    }
-
-    private void read(String point) {
-        if (plan.apiFault(point, false) != ApiFault.NONE) {
-            throw new KubernetesClientException(point + ": 500 injected", 500, null);
-        }
-    }
-
-    private <T> T write(String point, boolean conflicts, Write<T> write) throws ObjectChangedException {
-        plan.crashPoint(point, When.before);
-        switch (plan.apiFault(point, conflicts)) {
-            case CONFLICT -> throw new ObjectChangedException(point + ": 409 injected", null);
-            case SERVER_ERROR -> throw new KubernetesClientException(point + ": 500 injected", 500, null);
-            case TIMEOUT -> {
-                write.run();
-                throw new KubernetesClientException(point + ": 504 after the write was applied (injected)", 504, null);
-            }
-            case NONE -> { }
-        }
-        T result = write.run();
-        plan.crashPoint(point, When.after);
-        return result;
-    }
-
-    private static <T> T unchecked(Write<T> write) {
-        try {
-            return write.run();
-        } catch (ObjectChangedException e) {
-            throw new IllegalStateException("creates and deletes never conflict", e);
-        }
+        return plan.write("api.updateStatus", true, () -> api.updatePoolStatus(pool));
     }
 }

@@ -1,13 +1,9 @@
 package com.example.crawl.egress.controller;
 
 import com.example.crawl.egress.api.Proxy;
-import com.example.crawl.egress.controller.FaultPlan.ApiFault;
-import com.example.crawl.egress.controller.FaultPlan.When;
 import com.example.crawl.egress.provider.FakeClock;
 import io.fabric8.kubernetes.api.model.Secret;
-import io.fabric8.kubernetes.client.KubernetesClientException;
 import java.util.Optional;
-import java.util.function.Supplier;
 
 /**
  * One operator process's {@link ProxyStore}: Proxies read from its {@link InformerCache}, every
@@ -30,10 +26,6 @@ final class FaultyStore implements ProxyStore {
         this.clock = clock;
     }
 
-    @FunctionalInterface
-    private interface Write<T> {
-        T run() throws ObjectChangedException;
-    }
 
     @Override
     public Optional<Proxy> proxy(ProxyKey key) {
@@ -52,20 +44,18 @@ final class FaultyStore implements ProxyStore {
 
     @Override
     public Optional<Secret> createSecret(Secret secret) {
-        return unchecked(() -> write("api.createSecret", false, () -> api.createSecret(secret)));
+        return FaultPlan.unconditional(() -> plan.write("api.createSecret", false, () -> api.createSecret(secret)));
     }
 
     @Override
     public Optional<Secret> readSecret(String namespace, String name) {
-        if (plan.apiFault("api.readSecret", false) != ApiFault.NONE) {
-            throw new KubernetesClientException("get Secret " + name + ": 500 injected", 500, null);
-        }
+        plan.read("api.readSecret");
         return api.readSecret(namespace, name);
     }
 
     @Override
     public void deleteSecret(String namespace, String name) {
-        unchecked(() -> write("api.deleteSecret", false, () -> {
+        FaultPlan.unconditional(() -> plan.write("api.deleteSecret", false, () -> {
             api.deleteSecret(namespace, name);
             return null;
         }));
@@ -73,40 +63,16 @@ final class FaultyStore implements ProxyStore {
 
     @Override
     public Proxy update(Proxy proxy) throws ObjectChangedException {
-        return write("api.update", true, () -> announced(api.update(proxy), proxy));
+        return plan.write("api.update", true, () -> announced(api.update(proxy), proxy));
     }
 
     @Override
     public Proxy updateStatus(Proxy proxy) throws ObjectChangedException {
-        return write("api.updateStatus", true, () -> announced(api.updateStatus(proxy), proxy));
+        return plan.write("api.updateStatus", true, () -> announced(api.updateStatus(proxy), proxy));
     }
 
     private Proxy announced(Proxy written, Proxy sent) {
         cache.changed(ProxyKey.of(sent), clock.instant(), plan.watchDelay());
         return written;
-    }
-
-    private <T> T write(String point, boolean conflicts, Write<T> write) throws ObjectChangedException {
-        plan.crashPoint(point, When.before);
-        switch (plan.apiFault(point, conflicts)) {
-            case CONFLICT -> throw new ObjectChangedException(point + ": 409 injected", null);
-            case SERVER_ERROR -> throw new KubernetesClientException(point + ": 500 injected", 500, null);
-            case TIMEOUT -> {
-                write.run();
-                throw new KubernetesClientException(point + ": 504 after the write was applied (injected)", 504, null);
-            }
-            case NONE -> { }
-        }
-        T result = write.run();
-        plan.crashPoint(point, When.after);
-        return result;
-    }
-
-    private static <T> T unchecked(Write<T> write) {
-        try {
-            return write.run();
-        } catch (ObjectChangedException e) {
-            throw new IllegalStateException("Secret writes never conflict", e);
-        }
     }
 }
