@@ -5,7 +5,6 @@ import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.OptionalLong;
-import java.util.Set;
 import java.util.TreeMap;
 import java.util.function.LongPredicate;
 
@@ -87,26 +86,6 @@ public final class TargetTimes {
                 it.remove();
                 unlink(e);
             }
-        }
-    }
-
-    /** Forgets every entry of the proxies {@code keep} rejects; not counted as dropped. */
-    public void retainProxies(Set<String> keep) {
-        for (Iterator<Map.Entry<String, LinkedHashMap<String, Entry>>> it = byProxy.entrySet().iterator();
-                it.hasNext();) {
-            Map.Entry<String, LinkedHashMap<String, Entry>> e = it.next();
-            if (!keep.contains(e.getKey())) {
-                e.getValue().values().forEach(x -> arrival.remove(x.seq()));
-                it.remove();
-            }
-        }
-    }
-
-    /** Forgets every entry of {@code proxy}; not counted as dropped. */
-    public void removeProxy(String proxy) {
-        LinkedHashMap<String, Entry> targets = byProxy.remove(proxy);
-        if (targets != null) {
-            targets.values().forEach(e -> arrival.remove(e.seq()));
         }
     }
 

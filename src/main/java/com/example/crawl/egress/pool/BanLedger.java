@@ -3,7 +3,6 @@ package com.example.crawl.egress.pool;
 import com.example.crawl.egress.lease.BanListener;
 import com.example.crawl.egress.lease.TargetTimes;
 import java.time.Duration;
-import java.util.Set;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
 import java.util.function.Predicate;
@@ -21,8 +20,8 @@ import java.util.function.Predicate;
  * <p>Bounded like the lease store's cooldowns: at most {@value #PER_PROXY} targets per proxy and
  * {@value #TOTAL} in all. A new or renewed ban becomes the newest, and one beyond either bound drops
  * the oldest (of that proxy, or of all), counted in {@link #dropped}. {@link #sweep} forgets bans
- * older than the longest window any pool asks for; the controller drops members that are gone
- * with {@link #forget} and {@link #retainOnly}.
+ * older than the longest window any pool asks for. A member that is gone needs nothing more: its
+ * name is never used again, and its bans age out.
  *
  * <p>Thread-safe, behind one lock that is held only for map updates: nothing under it blocks, and
  * {@code counted} and {@code onBan} run outside it, on the reporting thread.
@@ -80,26 +79,6 @@ public final class BanLedger implements BanListener {
         lock.lock();
         try {
             return bans.count(proxyKey, at -> nowNanos - at < span);
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    /** Forgets every ban of {@code proxyKey} (its member is gone or replaced). */
-    public void forget(String proxyKey) {
-        lock.lock();
-        try {
-            bans.removeProxy(proxyKey);
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    /** Forgets the bans of every proxy not in {@code proxyKeys}: the members that still exist. */
-    public void retainOnly(Set<String> proxyKeys) {
-        lock.lock();
-        try {
-            bans.retainProxies(proxyKeys);
         } finally {
             lock.unlock();
         }

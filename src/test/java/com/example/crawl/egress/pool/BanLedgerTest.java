@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -82,21 +81,6 @@ class BanLedgerTest {
         }, HOUR);
         self[0].banned("pool/m1", "shop.test", T0);
         assertEquals(List.of(1), seen);
-    }
-
-    @Test
-    void shouldForgetMembersThatAreGone() {
-        ledger.banned("pool/m1", "shop.test", T0);
-        ledger.banned("pool/m2", "shop.test", T0);
-        ledger.banned("pool/m3", "shop.test", T0);
-
-        ledger.forget("pool/m1");
-        assertEquals(0, ledger.distinctTargets("pool/m1", HOUR, T0));
-        ledger.retainOnly(Set.of("pool/m3", "pool/m9"));
-        assertEquals(0, ledger.distinctTargets("pool/m2", HOUR, T0));
-        assertEquals(1, ledger.distinctTargets("pool/m3", HOUR, T0));
-        assertEquals(1, ledger.size());
-        assertEquals(0, ledger.dropped(), "forgetting is not dropping");
     }
 
     @Test
