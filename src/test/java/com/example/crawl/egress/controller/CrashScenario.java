@@ -132,17 +132,13 @@ final class CrashScenario {
      */
     private void tick() {
         Instant now = clock.instant();
-        Instant wake = process.nextWakeUp().orElse(now.plus(MAX_IDLE));
-        // A reconcile takes time too: without this, restarts that queue every key would stop the clock.
-        Instant earliest = now.plus(WORK);
-        Instant next = wake.isBefore(earliest) ? earliest : wake.isAfter(now.plus(MAX_IDLE)) ? now.plus(MAX_IDLE) : wake;
-        clock.advance(Duration.between(now, next));
+        clock.advance(Duration.between(now, KeyScheduler.nextTick(now, process.nextWakeUp(), WORK, MAX_IDLE)));
         backend.boot();
         try {
             process.step().ifPresent(r -> {
                 reconciles++;
                 lastOutcome.put(r.key(), r.outcome());
-                trace.add(clock.instant(), "reconcile " + r.key() + " [" + r.path() + "] -> " + describe(r.outcome()));
+                trace.add(clock.instant(), "reconcile " + r.key() + " [" + r.path() + "] -> " + EventTrace.describe(r.outcome()));
             });
         } catch (SimulatedCrash crash) {
             trace.add(clock.instant(), "operator restarts");
@@ -176,15 +172,6 @@ final class CrashScenario {
         trace.add(clock.instant(), "user " + what + " " + key + api.stored(key).map(p -> " uid " + p.getMetadata().getUid())
                 .orElse(""));
         process.changed(key);
-    }
-
-    private static String describe(Outcome outcome) {
-        return switch (outcome) {
-            case Outcome.Done d -> "Done";
-            case Outcome.RequeueAfter r -> "RequeueAfter " + r.delay().toSeconds() + "s";
-            case Outcome.Failed f -> "Failed: " + f.message();
-            case Outcome.Conflict c -> "Conflict: " + c.message();
-        };
     }
 
     /** The in-memory API as the GC sweep reads it. */

@@ -32,4 +32,14 @@ final class EventTrace {
     List<String> lines() {
         return List.copyOf(lines);
     }
+
+    /** A reconcile's outcome in a trace line. */
+    static String describe(Outcome outcome) {
+        return switch (outcome) {
+            case Outcome.Done d -> "Done";
+            case Outcome.RequeueAfter r -> "RequeueAfter " + r.delay().toSeconds() + "s";
+            case Outcome.Failed f -> "Failed: " + f.message();
+            case Outcome.Conflict c -> "Conflict: " + c.message();
+        };
+    }
 }

@@ -53,4 +53,15 @@ final class KeyScheduler<K extends ObjectKey> {
         Duration d = Duration.ofMillis(BASE_MILLIS << Math.min(n - 1, 20));
         return d.compareTo(MAX_BACKOFF) > 0 ? MAX_BACKOFF : d;
     }
+
+    /**
+     * Where a run's simulated clock moves next: the process's next wake-up, but at least
+     * {@code work} on (a reconcile takes time too: without it, restarts that queue every key would
+     * stop the clock) and at most {@code maxIdle}.
+     */
+    static Instant nextTick(Instant now, Optional<Instant> wake, Duration work, Duration maxIdle) {
+        Instant at = wake.orElse(now.plus(maxIdle));
+        Instant earliest = now.plus(work);
+        return at.isBefore(earliest) ? earliest : at.isAfter(now.plus(maxIdle)) ? now.plus(maxIdle) : at;
+    }
 }

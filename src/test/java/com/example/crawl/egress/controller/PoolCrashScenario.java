@@ -139,16 +139,13 @@ final class PoolCrashScenario {
      */
     private void tick() {
         Instant now = clock.instant();
-        Instant wake = process.nextWakeUp().orElse(now.plus(MAX_IDLE));
-        Instant earliest = now.plus(WORK);
-        Instant next = wake.isBefore(earliest) ? earliest : wake.isAfter(now.plus(MAX_IDLE)) ? now.plus(MAX_IDLE) : wake;
-        clock.advance(Duration.between(now, next));
+        clock.advance(Duration.between(now, KeyScheduler.nextTick(now, process.nextWakeUp(), WORK, MAX_IDLE)));
         lifecycle.advance();
         try {
             process.step().ifPresent(r -> {
                 reconciles++;
                 lastOutcome.put(r.key(), r.outcome());
-                trace.add(clock.instant(), "reconcile " + r.key() + " -> " + describe(r.outcome()) + " " + census());
+                trace.add(clock.instant(), "reconcile " + r.key() + " -> " + EventTrace.describe(r.outcome()) + " " + census());
             });
         } catch (SimulatedCrash crash) {
             trace.add(clock.instant(), "operator restarts");
@@ -182,14 +179,5 @@ final class PoolCrashScenario {
                     .ifPresent(o -> live.merge(o.getName() + "/" + o.getUid().substring(0, 4), 1, Integer::sum));
         }
         return live.toString();
-    }
-
-    private static String describe(Outcome outcome) {
-        return switch (outcome) {
-            case Outcome.Done d -> "Done";
-            case Outcome.RequeueAfter r -> "RequeueAfter " + r.delay().toSeconds() + "s";
-            case Outcome.Failed f -> "Failed: " + f.message();
-            case Outcome.Conflict c -> "Conflict: " + c.message();
-        };
     }
 }
