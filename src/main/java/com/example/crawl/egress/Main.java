@@ -2,15 +2,13 @@ package com.example.crawl.egress;
 
 import static com.example.crawl.egress.Shutdown.Stage.*;
 
+import com.example.crawl.egress.cache.PoolInformer;
+import com.example.crawl.egress.cache.PoolKey;
+import com.example.crawl.egress.cache.ProxyInformers;
+import com.example.crawl.egress.cache.ProxyKey;
+import com.example.crawl.egress.clock.NanoClock;
 import com.example.crawl.egress.config.ConfigException;
 import com.example.crawl.egress.config.OperatorConfig;
-import com.example.crawl.egress.controller.ClusterProxyStore;
-import com.example.crawl.egress.controller.LeaderElection;
-import com.example.crawl.egress.controller.ProxyController;
-import com.example.crawl.egress.controller.ProxyInformers;
-import com.example.crawl.egress.controller.ProxyKey;
-import com.example.crawl.egress.controller.ProxyReconciler;
-import com.example.crawl.egress.controller.Workers;
 import com.example.crawl.egress.discovery.DiscoveryServer;
 import com.example.crawl.egress.events.EventRecorder;
 import com.example.crawl.egress.gc.OrphanSweeper;
@@ -21,14 +19,16 @@ import com.example.crawl.egress.log.LogSetup;
 import com.example.crawl.egress.metrics.Metrics;
 import com.example.crawl.egress.pool.BanLedger;
 import com.example.crawl.egress.pool.ClusterPoolStore;
-import com.example.crawl.egress.pool.PoolInformer;
 import com.example.crawl.egress.pool.PoolBans;
-import com.example.crawl.egress.pool.PoolKey;
 import com.example.crawl.egress.pool.PoolReconciler;
 import com.example.crawl.egress.provider.ProviderDecorator;
 import com.example.crawl.egress.providerhealth.ProviderHealthMonitor;
+import com.example.crawl.egress.proxy.ClusterProxyStore;
+import com.example.crawl.egress.proxy.ProxyReconciler;
 import com.example.crawl.egress.queue.RateLimiter;
 import com.example.crawl.egress.queue.WorkQueue;
+import com.example.crawl.egress.runtime.LeaderElection;
+import com.example.crawl.egress.runtime.Workers;
 import com.example.crawl.egress.tracing.Telemetry;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
@@ -107,14 +107,14 @@ public final class Main {
             throws ConfigException, StartException, ProxyInformers.NotSynced, InterruptedException {
         Telemetry telemetry = shutdown.register(TELEMETRY, Telemetry.start(flags.tracing()));
         Metrics metrics = new Metrics(new PrometheusRegistry());
-        Backend backend = Backend.open(flags, ProviderDecorator.metered(metrics.providerRequests(), System::nanoTime)
+        Backend backend = Backend.open(flags, ProviderDecorator.metered(metrics.providerRequests(), NanoClock.system())
                 .andThen(ProviderDecorator.traced(telemetry.tracer())), shutdown); // the span covers the metering
         OperatorConfig config = backend.config();
         KubernetesClient client = backend.client();
 
         ProxyInformers informers = shutdown.register(INFORMERS, new ProxyInformers(client, config.proxyNamespace()));
-        WorkQueue<ProxyKey> queue = new WorkQueue<>(RateLimiter.defaultControllerLimiter(System::nanoTime),
-                System::nanoTime, metrics.queue());
+        WorkQueue<ProxyKey> queue = new WorkQueue<>(RateLimiter.defaultControllerLimiter(NanoClock.system()),
+                NanoClock.system(), metrics.queue());
         ConnectProber prober = shutdown.register(CLIENTS, new ConnectProber());
         HealthEngine engine = shutdown.register(PROBES, new HealthEngine(informers::proxies, informers::credentials,
                 prober, queue::add, config.probes(), metrics.probes(), telemetry.tracer()));
@@ -124,19 +124,19 @@ public final class Main {
                 EventRecorder.Windows.CLIENT_GO, Clock.systemUTC()));
         ProxyReconciler reconciler = new ProxyReconciler(new ClusterProxyStore(client, informers, telemetry.tracer()),
                 backend.providers(), engine, events, config.reconcile(), Clock.systemUTC(), telemetry.tracer());
-        ProxyController controller = shutdown.register(WORKERS, new ProxyController(reconciler, queue,
+        Workers<ProxyKey> controller = shutdown.register(WORKERS, new Workers<>("Proxy", "proxy", reconciler, queue,
                 config.reconcile().maxConcurrentReconciles(), Thread.ofPlatform().name("reconcile-", 0).factory(),
-                DRAIN_TIMEOUT, new ProxyController.Instrumentation(metrics.reconciles(), System::nanoTime,
+                DRAIN_TIMEOUT, new Workers.Instrumentation(metrics.reconciles(), NanoClock.system(),
                         telemetry.tracer())));
         PoolInformer pools = shutdown.register(INFORMERS, new PoolInformer(client, config.proxyNamespace(), informers));
-        WorkQueue<PoolKey> poolQueue = new WorkQueue<>(RateLimiter.defaultControllerLimiter(System::nanoTime),
-                System::nanoTime, metrics.poolQueue());
+        WorkQueue<PoolKey> poolQueue = new WorkQueue<>(RateLimiter.defaultControllerLimiter(NanoClock.system()),
+                NanoClock.system(), metrics.poolQueue());
         BanLedger bans = PoolBans.ledger(informers, pools, poolQueue::add); // fed by the lease store below
         Workers<PoolKey> poolController = shutdown.register(WORKERS, new Workers<>("ProxyPool", "pool",
-                new PoolReconciler(new ClusterPoolStore(client, pools, informers), PoolBans.counts(bans, System::nanoTime),
-                        events, config.reconcile().driftPoll(), config.reconcile().requeueNow(), Clock.systemUTC())::reconcile,
+                new PoolReconciler(new ClusterPoolStore(client, pools, informers), PoolBans.counts(bans, NanoClock.system()),
+                        events, config.reconcile().driftPoll(), config.reconcile().requeueNow(), Clock.systemUTC()),
                 poolQueue, POOL_WORKERS, Thread.ofPlatform().name("pool-", 0).factory(), DRAIN_TIMEOUT,
-                new Workers.Instrumentation(metrics.poolReconciles(), System::nanoTime, telemetry.tracer())));
+                new Workers.Instrumentation(metrics.poolReconciles(), NanoClock.system(), telemetry.tracer())));
         OrphanSweeper gc = shutdown.register(WORKERS, new OrphanSweeper(client, backend.providers(), config.gc(),
                 config.proxyNamespace(), metrics.gc(), telemetry.tracer())); // stops before the queue drains
         // A thread per callback: a lost lease must be handled even while a start is still running.
@@ -156,7 +156,7 @@ public final class Main {
                     a -> new HealthEndpoints(a, () -> informers.hasSynced() && pools.hasSynced()
                             && (!election.isLeader() || controller.workersAlive() && poolController.workersAlive())))).start();
         }
-        LeaseStore leases = shutdown.register(LEASES, new LeaseStore(config.leases(), Clock.systemUTC(), System::nanoTime,
+        LeaseStore leases = shutdown.register(LEASES, new LeaseStore(config.leases(), Clock.systemUTC(), NanoClock.system(),
                 bans));
         DiscoveryServer discovery = shutdown.register(LISTENERS, StartException.listening("discovery-address",
                 config.endpoints().discovery(), a -> new DiscoveryServer(a, informers::proxies, informers::credentials,

@@ -5,13 +5,13 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.example.crawl.egress.api.ProviderHealth;
 import com.example.crawl.egress.api.Proxy;
 import com.example.crawl.egress.api.ProxyPool;
 import com.example.crawl.egress.api.ProxyPoolSpec;
-import com.example.crawl.egress.api.ProxyTemplate;
-import com.example.crawl.egress.api.ProviderHealth;
 import com.example.crawl.egress.api.ProxySpec;
-import com.example.crawl.egress.controller.MockCluster;
+import com.example.crawl.egress.api.ProxyTemplate;
+import com.example.crawl.egress.proxy.MockCluster;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Secret;

@@ -37,11 +37,22 @@ class LayeringTest {
     private static final List<String> GC_ALLOWED = List.of(BASE + ".gc.", BASE + ".api.", BASE + ".config.",
             BASE + ".tracing.", BASE + ".provider.Instance", BASE + ".provider.Provider");
     /**
-     * What pool may use of ours: the api, the lease store's ban seam, the controller's machinery
-     * (store, sinks, leader gate), config, the queue, tracing.
+     * What pool may use of ours: the api, the lease store's ban seam, the controller runtime, the
+     * informer cache, config, the queue, the clock, tracing.
      */
     private static final List<String> POOL_ALLOWED = List.of(BASE + ".pool.", BASE + ".api.", BASE + ".lease.",
-            BASE + ".controller.", BASE + ".config.", BASE + ".queue.", BASE + ".tracing.");
+            BASE + ".runtime.", BASE + ".cache.", BASE + ".config.", BASE + ".queue.", BASE + ".clock.",
+            BASE + ".tracing.");
+    /**
+     * What the controller runtime may use of ours: the queue, the clock, tracing, the leader
+     * election's config, and the provider error family (to tell an expected failure from a bug).
+     */
+    private static final List<String> RUNTIME_ALLOWED = List.of(BASE + ".runtime.", BASE + ".queue.", BASE + ".clock.",
+            BASE + ".tracing.", BASE + ".config.", BASE + ".provider.ProviderException");
+    /** What the informer cache may use of ours: the api types it caches and the runtime's key. */
+    private static final List<String> CACHE_ALLOWED = List.of(BASE + ".cache.", BASE + ".api.", BASE + ".runtime.ObjectKey");
+    /** The controllers: nothing below them may import them. */
+    private static final List<String> CONTROLLERS = List.of(BASE + ".proxy.", BASE + ".pool.");
     private static final String SDK_FILE = "com/example/crawl/egress/tracing/SdkTelemetry.java";
 
     record Source(String pkg, String file, List<String> deps) { }
@@ -61,31 +72,43 @@ class LayeringTest {
         assertEquals(1, check(source(BASE + ".api", "import " + BASE + ".provider.Provider;")).size());
         assertEquals(1, check(source(BASE + ".provider.gcp", "class X { " + BASE + ".provider.kvm.KvmProvider p; }")).size());
         assertEquals(1, check(source(BASE + ".health", "import java.net.http.HttpClient;")).size());
-        assertEquals(1, check(source(BASE + ".config", "import " + BASE + ".controller.ProxyReconciler;")).size());
+        assertEquals(1, check(source(BASE + ".config", "import " + BASE + ".proxy.ProxyReconciler;")).size());
         assertEquals(1, check(source(BASE + ".queue", "import " + BASE + ".Main;")).size());
         assertEquals(1, check(source(BASE + ".discovery", "import " + BASE + ".JdkHttpServerLimits;")).size());
         assertEquals(1, check(source(BASE + ".queue", "import " + BASE + ".api.Proxy;")).size());
-        assertEquals(1, check(source(BASE + ".provider", "import " + BASE + ".controller.ProxyReconciler;")).size());
+        assertEquals(1, check(source(BASE + ".provider", "import " + BASE + ".proxy.ProxyReconciler;")).size());
         assertEquals(1, check(source(BASE + ".provider", "import " + BASE + ".provider.kvm.KvmProvider;")).size());
         assertEquals(0, check(source(BASE + ".provider", "import " + BASE + ".config.ProviderConfig;")).size());
-        assertEquals(1, check(source(BASE + ".controller", "import " + BASE + ".provider.gcp.GceProvider;")).size());
-        assertEquals(0, check(source(BASE + ".controller", "import " + BASE + ".provider.Provider;")).size());
-        assertEquals(1, check(source(BASE + ".controller", "import " + BASE + ".health.HealthEngine;")).size());
+        assertEquals(1, check(source(BASE + ".proxy", "import " + BASE + ".provider.gcp.GceProvider;")).size());
+        assertEquals(0, check(source(BASE + ".proxy", "import " + BASE + ".provider.Provider;")).size());
+        assertEquals(1, check(source(BASE + ".proxy", "import " + BASE + ".health.HealthEngine;")).size());
         assertEquals(1, check(source(BASE + ".lease", "import io.fabric8.kubernetes.client.KubernetesClient;")).size());
         assertEquals(1, check(source(BASE + ".lease", "import " + BASE + ".api.Proxy;")).size());
         assertEquals(0, check(source(BASE + ".lease", "import " + BASE + ".config.OperatorConfig;")).size());
-        assertEquals(0, check(source(BASE + ".health", "import " + BASE + ".controller.HealthSource;")).size());
-        assertEquals(1, check(source(BASE + ".discovery", "import " + BASE + ".controller.ProxyInformers;")).size());
+        assertEquals(0, check(source(BASE + ".health", "import " + BASE + ".proxy.HealthSource;")).size());
+        assertEquals(1, check(source(BASE + ".discovery", "import " + BASE + ".cache.ProxyInformers;")).size());
         assertEquals(0, check(source(BASE + ".discovery", "import " + BASE + ".lease.LeaseStore;")).size());
-        assertEquals(1, check(source(BASE + ".controller", "import " + BASE + ".events.EventRecorder;")).size());
+        assertEquals(1, check(source(BASE + ".proxy", "import " + BASE + ".events.EventRecorder;")).size());
         assertEquals(0, check(source(BASE, "import " + BASE + ".events.EventRecorder;")).size());
-        assertEquals(0, check(source(BASE + ".events", "import " + BASE + ".controller.EventSink;")).size());
+        assertEquals(0, check(source(BASE + ".events", "import " + BASE + ".runtime.EventSink;")).size());
         assertEquals(1, check(source(BASE + ".events", "import " + BASE + ".health.HealthEngine;")).size());
         assertEquals(1, check(source(BASE + ".events", "import " + BASE + ".provider.Provider;")).size());
         assertEquals(1, check(source(BASE + ".providerhealth", "import " + BASE + ".provider.kvm.KvmProvider;")).size());
-        assertEquals(1, check(source(BASE + ".providerhealth", "import " + BASE + ".controller.ProxyKey;")).size());
+        assertEquals(1, check(source(BASE + ".providerhealth", "import " + BASE + ".cache.ProxyKey;")).size());
         assertEquals(0, check(source(BASE + ".providerhealth", "import " + BASE + ".provider.Checker;")).size());
         assertEquals(1, check(source(BASE + ".pool", "import " + BASE + ".discovery.ProxyCatalog;")).size());
+        assertEquals(1, check(source(BASE + ".pool", "import " + BASE + ".proxy.ProxyReconciler;")).size());
+        assertEquals(1, check(source(BASE + ".proxy", "import " + BASE + ".pool.PoolReconciler;")).size());
+        assertEquals(1, check(source(BASE + ".runtime", "import " + BASE + ".api.Proxy;")).size());
+        assertEquals(1, check(source(BASE + ".runtime", "import " + BASE + ".cache.ProxyKey;")).size());
+        assertEquals(0, check(source(BASE + ".runtime", "import " + BASE + ".queue.WorkQueue; import "
+                + BASE + ".clock.NanoClock;")).size());
+        assertEquals(1, check(source(BASE + ".cache", "import " + BASE + ".proxy.ProxyStore;")).size());
+        assertEquals(0, check(source(BASE + ".cache", "import " + BASE + ".api.ProxyPool; import "
+                + BASE + ".runtime.ObjectKey;")).size());
+        assertEquals(1, check(source(BASE + ".clock", "import " + BASE + ".queue.WorkQueue;")).size());
+        assertEquals(0, check(source(BASE + ".queue", "import " + BASE + ".clock.NanoClock;")).size());
+        assertEquals(1, check(source(BASE + ".discovery", "import " + BASE + ".cache.ProxyInformers;")).size());
         assertEquals(0, check(source(BASE + ".provider.gcp", "import " + BASE + ".provider.Provider; /* "
                 + BASE + ".provider.kvm.X */")).size());
     }
@@ -97,7 +120,7 @@ class LayeringTest {
         assertEquals(1, check(source(BASE, "import io.opentelemetry.exporter.otlp.http.trace.OtlpHttpSpanExporter;")).size());
         assertEquals(0, check(new Source(BASE + ".tracing", SDK_FILE,
                 List.of("io.opentelemetry.sdk.OpenTelemetrySdk"))).size());
-        assertEquals(1, check(source(BASE + ".controller", "import io.opentelemetry.api.GlobalOpenTelemetry;")).size());
+        assertEquals(1, check(source(BASE + ".proxy", "import io.opentelemetry.api.GlobalOpenTelemetry;")).size());
         assertEquals(1, check(source(BASE + ".log", "import io.opentelemetry.api.trace.Span;")).size());
         assertEquals(0, check(source(BASE + ".log", "import org.slf4j.MDC; import java.util.Map;")).size());
         assertEquals(1, check(source(BASE + ".health",
@@ -110,7 +133,7 @@ class LayeringTest {
     @Test
     void shouldLetOnlyMainImportTheMetricsPackageOrPrometheus() {
         assertEquals(1, check(source(BASE + ".health", "import " + BASE + ".metrics.Metrics;")).size());
-        assertEquals(1, check(source(BASE + ".controller", "class X { " + BASE + ".metrics.Metrics m; }")).size());
+        assertEquals(1, check(source(BASE + ".proxy", "class X { " + BASE + ".metrics.Metrics m; }")).size());
         assertEquals(1, check(source(BASE + ".discovery", "import io.prometheus.metrics.core.metrics.Counter;")).size());
         assertEquals(0, check(source(BASE, "import " + BASE + ".metrics.Metrics; "
                 + "import io.prometheus.metrics.model.registry.PrometheusRegistry;")).size());
@@ -127,7 +150,7 @@ class LayeringTest {
                 + BASE + ".provider.ProviderException; import " + BASE + ".api.Proxy;")).size());
         assertEquals(1, check(source(BASE + ".gc", "import " + BASE + ".provider.local.LocalProvider;")).size());
         assertEquals(1, check(source(BASE + ".gc", "import " + BASE + ".provider.kubernetes.PodProvider;")).size());
-        assertEquals(1, check(source(BASE + ".gc", "import " + BASE + ".controller.ProxyInformers;")).size());
+        assertEquals(1, check(source(BASE + ".gc", "import " + BASE + ".cache.ProxyInformers;")).size());
         assertEquals(1, check(source(BASE + ".gc", "import " + BASE + ".health.HealthEngine;")).size());
     }
 
@@ -135,7 +158,7 @@ class LayeringTest {
     void shouldKeepThePoolOnTheApiTheLeaseSeamAndTheController() {
         assertTrue(sources().stream().anyMatch(s -> s.pkg().equals(BASE + ".pool")), "the rule sees the real package");
         assertEquals(0, check(source(BASE + ".pool", "import " + BASE + ".lease.BanListener; import "
-                + BASE + ".api.ProxyPool; import " + BASE + ".controller.ProxyStore; import " + BASE + ".queue.WorkQueue; "
+                + BASE + ".api.ProxyPool; import " + BASE + ".cache.ProxyInformers; import " + BASE + ".queue.WorkQueue; "
                 + "import " + BASE + ".config.OperatorConfig; import " + BASE + ".tracing.Telemetry;")).size());
         assertEquals(1, check(source(BASE + ".pool", "import " + BASE + ".discovery.DiscoveryServer;")).size());
         assertEquals(1, check(source(BASE + ".pool", "import " + BASE + ".health.HealthEngine;")).size());
@@ -157,7 +180,8 @@ class LayeringTest {
     void shouldSeeTheWholeSourceTree() {
         TreeSet<String> packages = new TreeSet<>();
         sources().forEach(s -> packages.add(s.pkg()));
-        assertTrue(packages.containsAll(List.of(BASE, BASE + ".api", BASE + ".config", BASE + ".events")), packages.toString());
+        assertTrue(packages.containsAll(List.of(BASE, BASE + ".api", BASE + ".config", BASE + ".events",
+                BASE + ".runtime", BASE + ".cache", BASE + ".proxy", BASE + ".clock")), packages.toString());
     }
 
     static List<String> check(Source s) {
@@ -195,8 +219,24 @@ class LayeringTest {
                 && !dep.startsWith(pkg + ".") && !dep.startsWith(BASE + ".log.")) {
             return "config and log import no other component";
         }
-        if (pkg.equals(BASE + ".queue") && dep.startsWith(BASE + ".") && !dep.startsWith(pkg + ".")) {
-            return "queue imports no other component";
+        if (pkg.equals(BASE + ".queue") && dep.startsWith(BASE + ".") && !dep.startsWith(pkg + ".")
+                && !dep.startsWith(BASE + ".clock.")) {
+            return "queue imports no other component but the clock";
+        }
+        if (pkg.equals(BASE + ".clock") && dep.startsWith(BASE + ".") && !dep.startsWith(pkg + ".")) {
+            return "the clock imports nothing of ours";
+        }
+        if (pkg.equals(BASE + ".runtime") && dep.startsWith(BASE + ".") && RUNTIME_ALLOWED.stream().noneMatch(dep::startsWith)) {
+            return "the controller runtime knows no kind and no controller: keys, outcomes, the queue, the clock";
+        }
+        if (pkg.equals(BASE + ".cache") && dep.startsWith(BASE + ".") && CACHE_ALLOWED.stream().noneMatch(dep::startsWith)) {
+            return "the informer cache reads api objects and nothing else of ours";
+        }
+        if (pkg.equals(BASE + ".proxy") && dep.startsWith(BASE + ".pool.")) {
+            return "the Proxy controller knows nothing of pools; the pool controller manages Proxies through the api";
+        }
+        if (pkg.equals(BASE + ".pool") && dep.startsWith(BASE + ".proxy.")) {
+            return "the pool controller writes Proxies through its own store, not through the Proxy controller";
         }
         if (!pkg.equals(BASE) && dep.equals(BASE + ".Main")) {
             return "only Main knows Main";
@@ -211,40 +251,42 @@ class LayeringTest {
         if (pkg.startsWith(BASE + ".health") && dep.startsWith("java.net.http")) {
             return "the prober speaks raw sockets";
         }
-        if (pkg.equals(BASE + ".provider") && (dep.startsWith(BASE + ".controller.")
-                || PROVIDERS.stream().anyMatch(p -> dep.startsWith(BASE + ".provider." + p + ".")))) {
+        if (pkg.equals(BASE + ".provider") && (CONTROLLERS.stream().anyMatch(dep::startsWith)
+                || dep.startsWith(BASE + ".runtime.") || dep.startsWith(BASE + ".cache.") || PROVIDERS.stream().anyMatch(p -> dep.startsWith(BASE + ".provider." + p + ".")))) {
             return "the provider contract imports neither the controller nor a concrete provider";
         }
-        if (pkg.equals(BASE + ".controller")
+        if (pkg.equals(BASE + ".proxy")
                 && PROVIDERS.stream().anyMatch(p -> dep.startsWith(BASE + ".provider." + p + "."))) {
             return "the controller talks to backends only through the provider contract";
         }
         if (pkg.equals(BASE + ".lease") && (dep.startsWith("io.fabric8.") || dep.startsWith("com.sun.net.httpserver.")
                 || dep.startsWith("java.net.http.") || dep.startsWith(BASE + ".") && !dep.startsWith(BASE + ".lease.")
-                && !dep.startsWith(BASE + ".config."))) {
+                && !dep.startsWith(BASE + ".config.") && !dep.startsWith(BASE + ".clock."))) {
             return "the lease store is plain data under a lock: no HTTP, no Kubernetes client, no other component";
         }
-        if (pkg.equals(BASE + ".discovery") && (dep.startsWith(BASE + ".controller.")
+        if (pkg.equals(BASE + ".discovery") && (CONTROLLERS.stream().anyMatch(dep::startsWith)
+                || dep.startsWith(BASE + ".runtime.") || dep.startsWith(BASE + ".cache.")
                 || dep.startsWith(BASE + ".health.") || dep.startsWith(BASE + ".provider")
                 || dep.startsWith(BASE + ".pool."))) {
             return "discovery reads Proxies through a Supplier and leases through lease, nothing else";
         }
         if (pkg.equals(BASE + ".events") && dep.startsWith(BASE + ".") && !dep.startsWith(BASE + ".events.")
-                && !dep.startsWith(BASE + ".api.") && !dep.startsWith(BASE + ".controller.")) {
-            return "the event recorder imports only the api and the controller seam it implements";
+                && !dep.startsWith(BASE + ".api.") && !dep.startsWith(BASE + ".runtime.")) {
+            return "the event recorder imports only the api and the runtime seam it implements";
         }
         if (!pkg.equals(BASE) && !pkg.equals(BASE + ".events") && dep.startsWith(BASE + ".events.")) {
             return "only Main wires the event recorder; the controller records through its EventSink seam";
         }
-        if (pkg.equals(BASE + ".providerhealth") && (dep.startsWith(BASE + ".controller.")
+        if (pkg.equals(BASE + ".providerhealth") && (CONTROLLERS.stream().anyMatch(dep::startsWith)
+                || dep.startsWith(BASE + ".runtime.") || dep.startsWith(BASE + ".cache.")
                 || dep.startsWith(BASE + ".health.") || PROVIDERS.stream().anyMatch(p -> dep.startsWith(BASE + ".provider." + p + ".")))) {
             return "provider health reaches providers only through Checker and knows neither the controller nor the probes";
         }
-        if (pkg.equals(BASE + ".controller") && dep.startsWith(BASE + ".health.")) {
+        if (pkg.equals(BASE + ".proxy") && dep.startsWith(BASE + ".health.")) {
             return "the controller reads health through its HealthSource seam; the engine depends on it, not back";
         }
         if (pkg.equals(BASE + ".pool") && dep.startsWith(BASE + ".") && POOL_ALLOWED.stream().noneMatch(dep::startsWith)) {
-            return "the pool controller manages Proxies through the api and the controller's machinery and hears bans "
+            return "the pool controller manages Proxies through the api, the runtime and the cache and hears bans "
                     + "through lease's seam: no provider, probe, discovery or other component";
         }
         if (pkg.equals(BASE + ".gc") && dep.startsWith(BASE + ".") && GC_ALLOWED.stream().noneMatch(dep::startsWith)) {

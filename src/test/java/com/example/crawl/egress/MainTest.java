@@ -3,6 +3,9 @@ package com.example.crawl.egress;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.example.crawl.egress.log.LogFormat;
+import com.example.crawl.egress.log.LogSetup;
+import com.example.crawl.egress.proxy.MockCluster;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -11,13 +14,10 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import com.example.crawl.egress.controller.MockCluster;
-import com.example.crawl.egress.log.LogFormat;
-import com.example.crawl.egress.log.LogSetup;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.slf4j.event.Level;
 import org.junit.jupiter.api.io.TempDir;
+import org.slf4j.event.Level;
 
 class MainTest {
 

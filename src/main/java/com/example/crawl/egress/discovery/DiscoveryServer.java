@@ -2,6 +2,7 @@ package com.example.crawl.egress.discovery;
 
 import com.example.crawl.egress.api.Proxy;
 import com.example.crawl.egress.api.ProxyCredentials;
+import com.example.crawl.egress.clock.NanoClock;
 import com.example.crawl.egress.lease.LeaseStore;
 import com.sun.net.httpserver.HttpContext;
 import com.sun.net.httpserver.HttpHandler;
@@ -81,7 +82,7 @@ public final class DiscoveryServer implements AutoCloseable {
         HttpContext context = server.createContext("/", new Router(handlers));
         context.getFilters().add(new RequestTracing(instrumentation.openTelemetry()));
         context.getFilters().add(new Recover());
-        context.getFilters().add(new RequestLog(System::nanoTime, instrumentation.requests()));
+        context.getFilters().add(new RequestLog(NanoClock.system(), instrumentation.requests()));
         context.getFilters().add(new RequestLimits());
         context.getFilters().add(new BearerAuth(token));
     }

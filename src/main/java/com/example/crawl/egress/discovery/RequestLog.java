@@ -1,10 +1,10 @@
 package com.example.crawl.egress.discovery;
 
+import com.example.crawl.egress.clock.NanoClock;
 import com.sun.net.httpserver.Filter;
 import com.sun.net.httpserver.HttpExchange;
 import java.io.IOException;
 import java.time.Duration;
-import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.slf4j.spi.LoggingEventBuilder;
@@ -20,17 +20,17 @@ final class RequestLog extends Filter {
 
     private static final Logger LOG = LoggerFactory.getLogger(RequestLog.class);
 
-    private final LongSupplier nanoTime;
+    private final NanoClock nanoTime;
     private final ServedRecorder recorder;
 
-    RequestLog(LongSupplier nanoTime, ServedRecorder recorder) {
+    RequestLog(NanoClock nanoTime, ServedRecorder recorder) {
         this.nanoTime = nanoTime;
         this.recorder = recorder;
     }
 
     @Override
     public void doFilter(HttpExchange exchange, Chain chain) throws IOException {
-        long start = nanoTime.getAsLong();
+        long start = nanoTime.nanoTime();
         boolean threw = false;
         try {
             chain.doFilter(exchange);
@@ -48,7 +48,7 @@ final class RequestLog extends Filter {
         // No status yet: Recover, outside this layer, answers 500 for a throw; otherwise the
         // connection broke before an answer and 0 says so.
         int status = exchange.getResponseCode() >= 0 ? exchange.getResponseCode() : threw ? 500 : 0;
-        long elapsed = nanoTime.getAsLong() - start;
+        long elapsed = nanoTime.nanoTime() - start;
         recorder.served(route, status, Duration.ofNanos(elapsed));
         line.addKeyValue("method", exchange.getRequestMethod())
                 .addKeyValue("route", route)

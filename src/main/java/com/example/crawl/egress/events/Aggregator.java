@@ -1,7 +1,7 @@
 package com.example.crawl.egress.events;
 
-import com.example.crawl.egress.controller.EventReason;
-import com.example.crawl.egress.controller.ProxyEvent;
+import com.example.crawl.egress.runtime.EventReason;
+import com.example.crawl.egress.runtime.ObjectEvent;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import java.net.HttpURLConnection;
 import java.time.Duration;
@@ -55,10 +55,10 @@ final class Aggregator {
     private long failedWrites;
     private boolean failing;
 
-    /** What makes two occurrences isomorphic: the Proxy (by UID too) and the reason. */
-    private record Key(String namespace, String name, String uid, EventReason reason) {
-        static Key of(ProxyEvent e) {
-            return new Key(e.key().namespace(), e.key().name(), e.uid(), e.reason());
+    /** What makes two occurrences isomorphic: the object (by UID too) and the reason. */
+    private record Key(ObjectEvent.Regarding regarding, EventReason reason) {
+        static Key of(ObjectEvent e) {
+            return new Key(e.regarding(), e.reason());
         }
     }
 
@@ -72,7 +72,7 @@ final class Aggregator {
     }
 
     /** Counts an occurrence recorded at {@code at}; writes when it is the first or second of its series. */
-    void observe(ProxyEvent event, Instant at) {
+    void observe(ObjectEvent event, Instant at) {
         Key key = Key.of(event);
         Series series = open.get(key);
         if (series != null) {
@@ -82,13 +82,13 @@ final class Aggregator {
             }
             return;
         }
-        if (!spam.tryAccept(event.uid() + "/" + event.reason().type(), at)) {
+        if (!spam.tryAccept(event.regarding().uid() + "/" + event.reason().type(), at)) {
             rateLimited++;
-            LOG.atDebug().addKeyValue("namespace", event.key().namespace()).addKeyValue("name", event.key().name())
+            LOG.atDebug().addKeyValue("namespace", event.regarding().namespace()).addKeyValue("name", event.regarding().name())
                     .addKeyValue("reason", event.reason()).log("Event over the rate limit; dropped");
             return;
         }
-        series = new Series(event, Series.name(event.key().name(), nameNanos(at)), at);
+        series = new Series(event, Series.name(event.regarding().name(), nameNanos(at)), at);
         open.put(key, series);
         write(key, series);
     }
@@ -210,9 +210,9 @@ final class Aggregator {
     }
 
     private void logFailure(Series series, RuntimeException e, boolean retry) {
-        ProxyEvent event = series.first();
-        var line = (failing ? LOG.atDebug() : LOG.atWarn()).addKeyValue("namespace", event.key().namespace())
-                .addKeyValue("name", event.key().name()).addKeyValue("reason", event.reason())
+        ObjectEvent event = series.first();
+        var line = (failing ? LOG.atDebug() : LOG.atWarn()).addKeyValue("namespace", event.regarding().namespace())
+                .addKeyValue("name", event.regarding().name()).addKeyValue("reason", event.reason())
                 .addKeyValue("retry", retry).addKeyValue("error", e.getMessage());
         line.log(failing ? "Could not write Event" : "Could not write Event; further failures are logged at debug");
         failing = true;

@@ -1,7 +1,7 @@
 package com.example.crawl.egress.events;
 
-import com.example.crawl.egress.controller.EventSink;
-import com.example.crawl.egress.controller.ProxyEvent;
+import com.example.crawl.egress.runtime.EventSink;
+import com.example.crawl.egress.runtime.ObjectEvent;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.time.Clock;
 import java.time.Duration;
@@ -58,7 +58,7 @@ public final class EventRecorder implements EventSink, AutoCloseable {
     }
 
     /** An occurrence and when it was recorded, which becomes the Event's time. */
-    private record Occurrence(ProxyEvent event, Instant at) { }
+    private record Occurrence(ObjectEvent event, Instant at) { }
 
     private final Clock clock;
     private final Aggregator aggregator; // confined to the draining thread
@@ -99,7 +99,7 @@ public final class EventRecorder implements EventSink, AutoCloseable {
     }
 
     @Override
-    public void record(ProxyEvent event) {
+    public void record(ObjectEvent event) {
         Occurrence occurrence = new Occurrence(event, clock.instant());
         boolean queued;
         lock.lock();

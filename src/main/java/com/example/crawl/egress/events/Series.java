@@ -1,8 +1,6 @@
 package com.example.crawl.egress.events;
 
-import com.example.crawl.egress.api.Proxy;
-import com.example.crawl.egress.controller.ProxyEvent;
-import io.fabric8.kubernetes.api.model.HasMetadata;
+import com.example.crawl.egress.runtime.ObjectEvent;
 import io.fabric8.kubernetes.api.model.MicroTime;
 import io.fabric8.kubernetes.api.model.ObjectReferenceBuilder;
 import io.fabric8.kubernetes.api.model.events.v1.Event;
@@ -16,7 +14,7 @@ import java.time.format.DateTimeFormatter;
 
 /**
  * One Event as this process means the API to hold it: the first of a set of isomorphic
- * occurrences (same Proxy and reason, hence same type and action), how many there have been, when
+ * occurrences (same object and reason, hence same type and action), how many there have been, when
  * the last was, and how much of that the API has been told. The Event's note is the first
  * occurrence's: the API refuses to change it later, as client-go's recorder never tries to.
  *
@@ -34,7 +32,7 @@ final class Series {
     private static final DateTimeFormatter MICRO_TIME =
             DateTimeFormatter.ofPattern("uuuu-MM-dd'T'HH:mm:ss.SSSSSS'Z'").withZone(ZoneOffset.UTC);
 
-    private final ProxyEvent first;
+    private final ObjectEvent first;
     private final String name;
     private final Instant firstAt;
     private int count = 1;
@@ -47,7 +45,7 @@ final class Series {
      * @param name  the Event's name, unique among this process's Events
      * @param at    when the first occurrence was recorded: the Event's {@code eventTime}
      */
-    Series(ProxyEvent first, String name, Instant at) {
+    Series(ObjectEvent first, String name, Instant at) {
         this.first = first;
         this.name = name;
         this.firstAt = at;
@@ -74,12 +72,12 @@ final class Series {
         lastAt = at;
     }
 
-    ProxyEvent first() {
+    ObjectEvent first() {
         return first;
     }
 
     String namespace() {
-        return first.key().namespace();
+        return first.regarding().namespace();
     }
 
     String name() {
@@ -126,9 +124,9 @@ final class Series {
         return new EventBuilder()
                 .withNewMetadata().withNamespace(namespace()).withName(name).endMetadata()
                 .withEventTime(microTime(firstAt))
-                .withRegarding(new ObjectReferenceBuilder().withApiVersion(HasMetadata.getApiVersion(Proxy.class))
-                        .withKind(first.reason().regards().name()).withNamespace(namespace())
-                        .withName(first.key().name()).withUid(first.uid()).build())
+                .withRegarding(new ObjectReferenceBuilder().withApiVersion(first.regarding().apiVersion())
+                        .withKind(first.regarding().kind()).withNamespace(namespace())
+                        .withName(first.regarding().name()).withUid(first.regarding().uid()).build())
                 .withReportingController(REPORTING_CONTROLLER)
                 .withReportingInstance(reportingInstance)
                 .withType(first.reason().type().name())

@@ -2,17 +2,13 @@ package com.example.crawl.egress.health;
 
 import com.example.crawl.egress.api.Proxy;
 import com.example.crawl.egress.api.ProxyCredentials;
+import com.example.crawl.egress.cache.ProxyKey;
+import com.example.crawl.egress.clock.NanoClock;
 import com.example.crawl.egress.config.OperatorConfig;
-import com.example.crawl.egress.controller.HealthSource;
-import com.example.crawl.egress.controller.HealthVerdict;
-import com.example.crawl.egress.controller.ProxyKey;
-import com.example.crawl.egress.queue.NanoClock;
+import com.example.crawl.egress.proxy.HealthSource;
+import com.example.crawl.egress.proxy.HealthVerdict;
 import com.example.crawl.egress.tracing.ActiveSpan;
-
 import io.opentelemetry.api.trace.Tracer;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -34,6 +30,8 @@ import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.Supplier;
 import java.util.random.RandomGenerator;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Probes every proxy that has an address, once per its {@code periodSeconds}, and keeps a

@@ -1,7 +1,6 @@
 package com.example.crawl.egress.health;
 
-import com.example.crawl.egress.controller.ProxyKey;
-
+import com.example.crawl.egress.cache.ProxyKey;
 import java.time.Duration;
 
 /**

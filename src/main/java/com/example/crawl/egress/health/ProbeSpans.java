@@ -1,6 +1,6 @@
 package com.example.crawl.egress.health;
 
-import com.example.crawl.egress.controller.ProxyKey;
+import com.example.crawl.egress.cache.ProxyKey;
 import com.example.crawl.egress.tracing.ActiveSpan;
 import io.opentelemetry.api.trace.SpanKind;
 import io.opentelemetry.api.trace.Tracer;

@@ -7,8 +7,7 @@ import com.example.crawl.egress.api.Proxy;
 import com.example.crawl.egress.api.ProxyCredentials;
 import com.example.crawl.egress.api.ProxySpec;
 import com.example.crawl.egress.api.ProxyStatus;
-import com.example.crawl.egress.controller.ProxyKey;
-
+import com.example.crawl.egress.cache.ProxyKey;
 import java.net.URI;
 import java.time.Duration;
 import java.util.HashSet;

@@ -1,7 +1,6 @@
 package com.example.crawl.egress.health;
 
-import com.example.crawl.egress.controller.HealthVerdict;
-
+import com.example.crawl.egress.proxy.HealthVerdict;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;

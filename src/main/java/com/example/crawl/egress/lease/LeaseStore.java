@@ -1,11 +1,8 @@
 package com.example.crawl.egress.lease;
 
+import com.example.crawl.egress.clock.NanoClock;
 import com.example.crawl.egress.config.OperatorConfig;
 import com.example.crawl.egress.lease.HeldLeases.Held;
-
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
 import java.security.SecureRandom;
 import java.time.Clock;
 import java.time.Duration;
@@ -17,7 +14,8 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
-import java.util.function.LongSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Leases with a TTL and cooldowns keyed by {proxy, target}, in memory, behind one lock.
@@ -52,7 +50,7 @@ public final class LeaseStore implements AutoCloseable {
 
     private final OperatorConfig.Leases limits;
     private final Clock clock;
-    private final LongSupplier nanoTime;
+    private final NanoClock nanoTime;
     private final BanListener bans;
     private final SecureRandom random = new SecureRandom();
     private final HexFormat hex = HexFormat.of();
@@ -64,19 +62,19 @@ public final class LeaseStore implements AutoCloseable {
     /**
      * @param limits   default and maximum TTL, cooldown window, sweep interval
      * @param clock    dates each lease's {@code expiresAt} for the client, and nothing else
-     * @param nanoTime the monotonic clock every expiry is judged by ({@code System::nanoTime})
+     * @param nanoTime the monotonic clock every expiry is judged by ({@code NanoClock.system()})
      */
-    public LeaseStore(OperatorConfig.Leases limits, Clock clock, LongSupplier nanoTime) {
+    public LeaseStore(OperatorConfig.Leases limits, Clock clock, NanoClock nanoTime) {
         this(limits, clock, nanoTime, BanListener.NONE);
     }
 
     /**
      * @param limits   default and maximum TTL, cooldown window, sweep interval
      * @param clock    dates each lease's {@code expiresAt} for the client, and nothing else
-     * @param nanoTime the monotonic clock every expiry is judged by ({@code System::nanoTime})
+     * @param nanoTime the monotonic clock every expiry is judged by ({@code NanoClock.system()})
      * @param bans     told of every accepted {@code banned} report, outside the store's lock
      */
-    public LeaseStore(OperatorConfig.Leases limits, Clock clock, LongSupplier nanoTime, BanListener bans) {
+    public LeaseStore(OperatorConfig.Leases limits, Clock clock, NanoClock nanoTime, BanListener bans) {
         this.limits = limits;
         this.clock = clock;
         this.nanoTime = nanoTime;
@@ -115,7 +113,7 @@ public final class LeaseStore implements AutoCloseable {
         String id = newId();
         lock.lock();
         try {
-            long now = nanoTime.getAsLong();
+            long now = nanoTime.nanoTime();
             int considered = 0, atCapacity = 0, inCooldown = 0, unhealthy = 0;
             Candidate best = null;
             int bestActive = 0;
@@ -180,7 +178,7 @@ public final class LeaseStore implements AutoCloseable {
         Ban ban;
         lock.lock();
         try {
-            long now = nanoTime.getAsLong();
+            long now = nanoTime.nanoTime();
             Held lease = held.get(id);
             if (lease == null || !lease.reportable(now, limits.cooldownWindow().toNanos())) {
                 return Reported.UNKNOWN_LEASE;
@@ -218,7 +216,7 @@ public final class LeaseStore implements AutoCloseable {
         lock.lock();
         try {
             Held lease = held.get(id);
-            return lease != null && lease.running(nanoTime.getAsLong()) ? Optional.of(lease.lease()) : Optional.empty();
+            return lease != null && lease.running(nanoTime.nanoTime()) ? Optional.of(lease.lease()) : Optional.empty();
         } finally {
             lock.unlock();
         }
@@ -231,7 +229,7 @@ public final class LeaseStore implements AutoCloseable {
     public int activeCount() {
         lock.lock();
         try {
-            return held.active(nanoTime.getAsLong());
+            return held.active(nanoTime.nanoTime());
         } finally {
             lock.unlock();
         }
@@ -241,7 +239,7 @@ public final class LeaseStore implements AutoCloseable {
     public Map<String, Integer> activeCounts() {
         lock.lock();
         try {
-            return held.activeCounts(nanoTime.getAsLong());
+            return held.activeCounts(nanoTime.nanoTime());
         } finally {
             lock.unlock();
         }
@@ -255,7 +253,7 @@ public final class LeaseStore implements AutoCloseable {
         long now;
         lock.lock();
         try {
-            now = nanoTime.getAsLong();
+            now = nanoTime.nanoTime();
             held.sweep(now, limits.cooldownWindow().toNanos());
             cooldowns.sweep(now);
         } finally {

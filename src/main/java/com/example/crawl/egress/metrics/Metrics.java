@@ -1,7 +1,6 @@
 package com.example.crawl.egress.metrics;
 
 import com.example.crawl.egress.api.Proxy;
-import com.example.crawl.egress.controller.ReconcileRecorder;
 import com.example.crawl.egress.discovery.LeaseRecorder;
 import com.example.crawl.egress.discovery.ServedRecorder;
 import com.example.crawl.egress.gc.GcRecorder;
@@ -11,6 +10,7 @@ import com.example.crawl.egress.provider.RequestRecorder;
 import com.example.crawl.egress.providerhealth.TargetReading;
 import com.example.crawl.egress.queue.QueueRecorder;
 import com.example.crawl.egress.queue.QueueStats;
+import com.example.crawl.egress.runtime.ReconcileRecorder;
 import io.prometheus.metrics.config.PrometheusProperties;
 import io.prometheus.metrics.exporter.httpserver.HTTPServer;
 import io.prometheus.metrics.instrumentation.jvm.JvmMetrics;

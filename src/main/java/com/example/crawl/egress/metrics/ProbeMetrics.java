@@ -1,6 +1,6 @@
 package com.example.crawl.egress.metrics;
 
-import com.example.crawl.egress.controller.ProxyKey;
+import com.example.crawl.egress.cache.ProxyKey;
 import com.example.crawl.egress.health.ProbeRecorder;
 import com.example.crawl.egress.health.ProbeResult;
 import io.prometheus.metrics.config.PrometheusProperties;

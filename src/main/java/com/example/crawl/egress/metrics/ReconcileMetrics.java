@@ -1,12 +1,12 @@
 package com.example.crawl.egress.metrics;
 
-import com.example.crawl.egress.controller.ReconcileRecorder;
+import com.example.crawl.egress.runtime.ReconcileRecorder.Result;
+import com.example.crawl.egress.runtime.ReconcileRecorder;
 import io.prometheus.metrics.config.PrometheusProperties;
 import io.prometheus.metrics.core.metrics.Counter;
 import io.prometheus.metrics.core.metrics.Histogram;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.prometheus.metrics.model.snapshots.Unit;
-import com.example.crawl.egress.controller.ReconcileRecorder.Result;
 
 /**
  * controller-runtime's reconcile metrics under our prefix, with its labels ({@code controller},

@@ -2,8 +2,10 @@ package com.example.crawl.egress.pool;
 
 import com.example.crawl.egress.api.Proxy;
 import com.example.crawl.egress.api.ProxyPool;
-import com.example.crawl.egress.controller.ObjectChangedException;
-import com.example.crawl.egress.controller.ProxyInformers;
+import com.example.crawl.egress.cache.PoolInformer;
+import com.example.crawl.egress.cache.PoolKey;
+import com.example.crawl.egress.cache.ProxyInformers;
+import com.example.crawl.egress.runtime.ObjectChangedException;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import java.net.HttpURLConnection;
@@ -13,7 +15,7 @@ import java.util.Optional;
 /**
  * The {@link PoolStore} of a real cluster: reads from the informers' caches, writes with
  * full-object {@code PUT}s that carry the {@code resourceVersion} (409 means "read again"), as
- * {@link com.example.crawl.egress.controller.ClusterProxyStore} does for Proxies.
+ * {@link com.example.crawl.egress.proxy.ClusterProxyStore} does for Proxies.
  */
 public final class ClusterPoolStore implements PoolStore {
 

@@ -1,5 +1,6 @@
 package com.example.crawl.egress.pool;
 
+import com.example.crawl.egress.cache.PoolKey;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;

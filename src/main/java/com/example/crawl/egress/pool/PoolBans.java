@@ -2,12 +2,14 @@ package com.example.crawl.egress.pool;
 
 import com.example.crawl.egress.api.Proxy;
 import com.example.crawl.egress.api.ProxyPool;
-import com.example.crawl.egress.controller.ProxyInformers;
-import com.example.crawl.egress.controller.ProxyKey;
+import com.example.crawl.egress.cache.PoolInformer;
+import com.example.crawl.egress.cache.PoolKey;
+import com.example.crawl.egress.cache.ProxyInformers;
+import com.example.crawl.egress.cache.ProxyKey;
+import com.example.crawl.egress.clock.NanoClock;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.function.Consumer;
-import java.util.function.LongSupplier;
 
 /**
  * The ban seam wired between the lease store and the pool controller: a {@link BanLedger} that
@@ -34,8 +36,8 @@ public final class PoolBans {
     }
 
     /** The ledger's counts as the controller reads them, at {@code nanoTime}'s now (the lease store's clock). */
-    public static BanCounts counts(BanLedger ledger, LongSupplier nanoTime) {
-        return (proxyKey, window) -> ledger.distinctTargets(proxyKey, window, nanoTime.getAsLong());
+    public static BanCounts counts(BanLedger ledger, NanoClock nanoTime) {
+        return (proxyKey, window) -> ledger.distinctTargets(proxyKey, window, nanoTime.nanoTime());
     }
 
     /** The pool whose member {@code proxyKey} ({@code namespace/name}) is, from the cache. */

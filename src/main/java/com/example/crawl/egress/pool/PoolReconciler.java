@@ -4,11 +4,12 @@ import com.example.crawl.egress.api.PoolReason;
 import com.example.crawl.egress.api.Proxy;
 import com.example.crawl.egress.api.ProxyPool;
 import com.example.crawl.egress.api.ProxyPoolStatus;
-import com.example.crawl.egress.controller.EventReason;
-import com.example.crawl.egress.controller.EventSink;
-import com.example.crawl.egress.controller.ObjectChangedException;
-import com.example.crawl.egress.controller.Outcome;
-import com.example.crawl.egress.controller.ProxyEvent;
+import com.example.crawl.egress.cache.PoolKey;
+import com.example.crawl.egress.runtime.EventSink;
+import com.example.crawl.egress.runtime.ObjectChangedException;
+import com.example.crawl.egress.runtime.ObjectEvent;
+import com.example.crawl.egress.runtime.Outcome;
+import com.example.crawl.egress.runtime.Reconciler;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import java.security.SecureRandom;
 import java.time.Clock;
@@ -42,7 +43,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Thread-safe: the work queue never hands one pool to two workers at once.
  */
-public final class PoolReconciler {
+public final class PoolReconciler implements Reconciler<PoolKey> {
 
     private static final Logger LOG = LoggerFactory.getLogger(PoolReconciler.class);
     private static final String ORPHAN_FINALIZER = "orphan";
@@ -81,6 +82,7 @@ public final class PoolReconciler {
     }
 
     /** Reconciles one pool. Blocks on API calls; an expected failure comes back as an {@link Outcome}. */
+    @Override
     public Outcome reconcile(PoolKey key) {
         try {
             Optional<ProxyPool> cached = store.pool(key);
@@ -195,7 +197,7 @@ public final class PoolReconciler {
 
         for (PoolPlan.Retirement r : decision.retire()) {
             retire(r);
-            event(pool, EventReason.MemberRetired, "Retired member " + r.member().name() + " (" + r.reason()
+            event(pool, PoolEventReason.MemberRetired, "Retired member " + r.member().name() + " (" + r.reason()
                     + "): no longer lent; a new member takes its place");
         }
         for (Member m : decision.delete()) {
@@ -203,7 +205,7 @@ public final class PoolReconciler {
                     .orElse(m.ready() ? "the pool has more members than it needs" : "it is not Ready and on its way out"));
         }
         if (!decision.delete().isEmpty()) {
-            event(pool, EventReason.MembersDeleted, "Deleted " + counted(decision.delete().stream().map(Member::name)
+            event(pool, PoolEventReason.MembersDeleted, "Deleted " + counted(decision.delete().stream().map(Member::name)
                     .toList()));
         }
         for (Member m : decision.good()) {
@@ -311,7 +313,7 @@ public final class PoolReconciler {
                     }
                     created(pool, made);
                     String message = "creating member " + name + " failed: " + e.getMessage();
-                    event(pool, EventReason.MemberCreateFailed, message);
+                    event(pool, PoolEventReason.MemberCreateFailed, message);
                     return Optional.of(new PoolStatusView.Failure(PoolReason.CreateFailed, message));
                 }
                 made.add(name);
@@ -325,7 +327,7 @@ public final class PoolReconciler {
     private void created(ProxyPool pool, List<String> names) {
         if (!names.isEmpty()) {
             LOG.atInfo().addKeyValue("members", names.size()).log("Created pool members");
-            event(pool, EventReason.MembersCreated, "Created " + counted(names));
+            event(pool, PoolEventReason.MembersCreated, "Created " + counted(names));
         }
     }
 
@@ -337,8 +339,8 @@ public final class PoolReconciler {
     }
 
     /** An Event on the pool; the sink never blocks and never throws. */
-    private void event(ProxyPool pool, EventReason reason, String note) {
-        events.record(new ProxyEvent(PoolKey.of(pool), pool.getMetadata().getUid(), reason, note));
+    private void event(ProxyPool pool, PoolEventReason reason, String note) {
+        events.record(ObjectEvent.about(pool, reason, note));
     }
 
     /** Whether a create that failed on the wire was made all the same; unknown counts as made. */

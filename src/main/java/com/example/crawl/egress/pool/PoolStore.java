@@ -2,7 +2,8 @@ package com.example.crawl.egress.pool;
 
 import com.example.crawl.egress.api.Proxy;
 import com.example.crawl.egress.api.ProxyPool;
-import com.example.crawl.egress.controller.ObjectChangedException;
+import com.example.crawl.egress.cache.PoolKey;
+import com.example.crawl.egress.runtime.ObjectChangedException;
 import java.util.List;
 import java.util.Optional;
 

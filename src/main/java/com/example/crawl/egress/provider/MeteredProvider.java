@@ -1,9 +1,9 @@
 package com.example.crawl.egress.provider;
 
+import com.example.crawl.egress.clock.NanoClock;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
-import java.util.function.LongSupplier;
 
 /**
  * A {@link Provider} that reports every call to a {@link RequestRecorder} and otherwise changes
@@ -24,9 +24,9 @@ final class MeteredProvider implements Provider {
     private final String name;
     private final Provider delegate;
     private final RequestRecorder recorder;
-    private final LongSupplier nanoTime;
+    private final NanoClock nanoTime;
 
-    MeteredProvider(String name, Provider delegate, RequestRecorder recorder, LongSupplier nanoTime) {
+    MeteredProvider(String name, Provider delegate, RequestRecorder recorder, NanoClock nanoTime) {
         this.name = Objects.requireNonNull(name, "name");
         this.delegate = Objects.requireNonNull(delegate, "delegate");
         this.recorder = Objects.requireNonNull(recorder, "recorder");
@@ -66,7 +66,7 @@ final class MeteredProvider implements Provider {
     }
 
     private <T> T metered(String op, Call<T> call) throws ProviderException {
-        long start = nanoTime.getAsLong();
+        long start = nanoTime.nanoTime();
         T result;
         try {
             result = call.run();
@@ -79,6 +79,6 @@ final class MeteredProvider implements Provider {
     }
 
     private void record(String op, String result, long start) {
-        recorder.record(name, op, result, Duration.ofNanos(nanoTime.getAsLong() - start));
+        recorder.record(name, op, result, Duration.ofNanos(nanoTime.nanoTime() - start));
     }
 }

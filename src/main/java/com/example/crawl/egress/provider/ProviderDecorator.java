@@ -1,8 +1,8 @@
 package com.example.crawl.egress.provider;
 
+import com.example.crawl.egress.clock.NanoClock;
 import io.opentelemetry.api.trace.Tracer;
 import java.util.Objects;
-import java.util.function.LongSupplier;
 
 /**
  * Wraps each configured provider before the rest of the operator sees it: the seam for
@@ -11,7 +11,7 @@ import java.util.function.LongSupplier;
  * span covers the metering:
  *
  * <pre>{@code
- * ProviderDecorator decoration = ProviderDecorator.metered(metrics, System::nanoTime)
+ * ProviderDecorator decoration = ProviderDecorator.metered(metrics, NanoClock.system())
  *         .andThen(ProviderDecorator.traced(telemetry.tracer()));
  * }</pre>
  *
@@ -38,10 +38,10 @@ public interface ProviderDecorator {
     /**
      * Records every call's op, result and duration.
      *
-     * @param nanoTime a monotonic clock in nanoseconds ({@code System::nanoTime}); injected so
+     * @param nanoTime a monotonic clock in nanoseconds ({@code NanoClock.system()}); injected so
      *                 that tests control elapsed times
      */
-    static ProviderDecorator metered(RequestRecorder recorder, LongSupplier nanoTime) {
+    static ProviderDecorator metered(RequestRecorder recorder, NanoClock nanoTime) {
         Objects.requireNonNull(recorder, "recorder");
         Objects.requireNonNull(nanoTime, "nanoTime");
         return (name, provider) -> new MeteredProvider(name, provider, recorder, nanoTime);

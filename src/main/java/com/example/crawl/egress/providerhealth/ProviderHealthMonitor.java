@@ -1,11 +1,11 @@
 package com.example.crawl.egress.providerhealth;
 
 import com.example.crawl.egress.api.ProviderHealth;
+import com.example.crawl.egress.clock.NanoClock;
 import com.example.crawl.egress.config.OperatorConfig;
 import com.example.crawl.egress.provider.Checker;
 import com.example.crawl.egress.provider.ProviderRegistry;
 import com.example.crawl.egress.provider.TargetStatus;
-import com.example.crawl.egress.queue.NanoClock;
 import com.example.crawl.egress.tracing.ActiveSpan;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.opentelemetry.api.trace.Tracer;

@@ -1,5 +1,6 @@
 package com.example.crawl.egress.queue;
 
+import com.example.crawl.egress.clock.NanoClock;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.HashMap;

@@ -7,8 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.example.crawl.egress.api.ProxyCredentials;
-import com.example.crawl.egress.controller.LogLines;
 import com.example.crawl.egress.lease.LeaseStore;
+import com.example.crawl.egress.proxy.LogLines;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;

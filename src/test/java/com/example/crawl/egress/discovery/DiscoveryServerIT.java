@@ -11,7 +11,7 @@ import com.example.crawl.egress.api.Endpoint;
 import com.example.crawl.egress.api.Proxy;
 import com.example.crawl.egress.api.ProxyCredentials;
 import com.example.crawl.egress.api.ProxySpec;
-import com.example.crawl.egress.controller.MockCluster;
+import com.example.crawl.egress.proxy.MockCluster;
 import io.fabric8.kubernetes.api.model.SecretBuilder;
 import java.net.URI;
 import java.time.Duration;

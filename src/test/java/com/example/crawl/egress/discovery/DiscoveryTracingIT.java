@@ -4,8 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import com.example.crawl.egress.controller.LogLines;
-import com.example.crawl.egress.controller.MockCluster;
+import com.example.crawl.egress.proxy.LogLines;
+import com.example.crawl.egress.proxy.MockCluster;
 import com.example.crawl.egress.tracing.SpanRecorder;
 import io.opentelemetry.api.common.AttributeKey;
 import io.opentelemetry.api.trace.SpanId;

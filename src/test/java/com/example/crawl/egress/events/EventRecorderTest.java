@@ -4,11 +4,13 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import com.example.crawl.egress.controller.EventReason;
-import com.example.crawl.egress.controller.LogLines;
-import com.example.crawl.egress.controller.ProxyEvent;
-import com.example.crawl.egress.controller.ProxyKey;
+import com.example.crawl.egress.cache.ProxyKey;
+import com.example.crawl.egress.pool.PoolEventReason;
 import com.example.crawl.egress.provider.FakeClock;
+import com.example.crawl.egress.proxy.LogLines;
+import com.example.crawl.egress.proxy.ProxyEventReason;
+import com.example.crawl.egress.runtime.EventReason;
+import com.example.crawl.egress.runtime.ObjectEvent;
 import io.fabric8.kubernetes.api.model.events.v1.Event;
 import java.time.Duration;
 import java.time.Instant;
@@ -42,7 +44,7 @@ class EventRecorderTest {
 
     @Test
     void shouldNameAProxyPoolAsWhatAPoolEventIsAbout() {
-        recorder.record(event("fleet", EventReason.MembersCreated, "Created 2 members: fleet-a, fleet-b"));
+        recorder.record(event("fleet", PoolEventReason.MembersCreated, "Created 2 members: fleet-a, fleet-b"));
         recorder.drain();
 
         Event e = api.events().getFirst();
@@ -54,7 +56,7 @@ class EventRecorderTest {
 
     @Test
     void shouldCreateAnEventAboutTheProxyFromThisController() {
-        recorder.record(event("p1", EventReason.InstanceCreated, "Created instance fake/proxy-1"));
+        recorder.record(event("p1", ProxyEventReason.InstanceCreated, "Created instance fake/proxy-1"));
         recorder.drain();
 
         Event e = api.events().getFirst();
@@ -78,7 +80,7 @@ class EventRecorderTest {
     void shouldCountAHundredOccurrencesIntoOneEventWrittenThreeTimes() {
         for (int i = 0; i < 100; i++) {
             clock.advance(Duration.ofSeconds(10));
-            recorder.record(event("p1", EventReason.Unhealthy, "Health checks through the proxy failed: flip " + i));
+            recorder.record(event("p1", ProxyEventReason.Unhealthy, "Health checks through the proxy failed: flip " + i));
             recorder.drain();
         }
         assertEquals(2, api.events().getFirst().getSeries().getCount(), "later counts wait for the refresh or the end");
@@ -98,7 +100,7 @@ class EventRecorderTest {
     void shouldWriteTheCountOfASeriesStillGoingAtTheRefresh() {
         for (int minute = 1; minute <= 40; minute++) {
             clock.advance(Duration.ofMinutes(1));
-            recorder.record(event("p1", EventReason.QuotaExceeded, "out of quota"));
+            recorder.record(event("p1", ProxyEventReason.QuotaExceeded, "out of quota"));
             recorder.drain();
         }
 
@@ -109,12 +111,12 @@ class EventRecorderTest {
 
     @Test
     void shouldStartANewEventOnceTheWindowHasPassed() {
-        recorder.record(event("p1", EventReason.Unhealthy, "first"));
+        recorder.record(event("p1", ProxyEventReason.Unhealthy, "first"));
         recorder.drain();
         clock.advance(Duration.ofMinutes(13));
         recorder.drain();
 
-        recorder.record(event("p1", EventReason.Unhealthy, "later"));
+        recorder.record(event("p1", ProxyEventReason.Unhealthy, "later"));
         recorder.drain();
 
         assertEquals(List.of("first", "later"), api.events("Unhealthy").stream().map(Event::getNote).toList());
@@ -123,10 +125,10 @@ class EventRecorderTest {
 
     @Test
     void shouldKeepReasonsAndProxiesApart() {
-        recorder.record(event("p1", EventReason.Unhealthy, "a"));
-        recorder.record(event("p1", EventReason.QuotaExceeded, "b"));
-        recorder.record(event("p2", EventReason.Unhealthy, "c"));
-        recorder.record(event("p1", EventReason.Unhealthy, "d"));
+        recorder.record(event("p1", ProxyEventReason.Unhealthy, "a"));
+        recorder.record(event("p1", ProxyEventReason.QuotaExceeded, "b"));
+        recorder.record(event("p2", ProxyEventReason.Unhealthy, "c"));
+        recorder.record(event("p1", ProxyEventReason.Unhealthy, "d"));
         recorder.drain();
 
         assertEquals(3, api.events().size());
@@ -140,8 +142,8 @@ class EventRecorderTest {
         for (int i = 0; i < 30; i++) {
             clock.advance(Duration.ofSeconds(3));
             quick.drain(); // the last single Event is forgotten: the next occurrence is a new Event
-            quick.record(event("p1", EventReason.Unhealthy, "occurrence " + i));
-            quick.record(event("p2", EventReason.Unhealthy, "occurrence " + i));
+            quick.record(event("p1", ProxyEventReason.Unhealthy, "occurrence " + i));
+            quick.record(event("p2", ProxyEventReason.Unhealthy, "occurrence " + i));
             quick.drain();
         }
 
@@ -150,7 +152,7 @@ class EventRecorderTest {
 
         clock.advance(SpamFilter.REFILL);
         quick.drain();
-        quick.record(event("p1", EventReason.Unhealthy, "refilled"));
+        quick.record(event("p1", ProxyEventReason.Unhealthy, "refilled"));
         quick.drain();
         assertEquals("refilled", api.events("Unhealthy").getLast().getNote());
     }
@@ -158,10 +160,10 @@ class EventRecorderTest {
     @Test
     void shouldDropWhatOverflowsTheQueueCountItAndSaySoOnce() {
         for (int i = 0; i < EventRecorder.QUEUE_CAPACITY + 3; i++) {
-            recorder.record(event("p" + i, EventReason.InstanceCreated, "created"));
+            recorder.record(event("p" + i, ProxyEventReason.InstanceCreated, "created"));
         }
         recorder.drain();
-        recorder.record(event("late", EventReason.InstanceCreated, "created"));
+        recorder.record(event("late", ProxyEventReason.InstanceCreated, "created"));
 
         assertEquals(3, recorder.dropped());
         assertEquals(1, log.lines("Event queue is full or closed; dropping Events until it has room", l -> true).size());
@@ -171,8 +173,8 @@ class EventRecorderTest {
     @Test
     void shouldRetryAFailedWriteLaterWithoutHoldingUpOthers() {
         api.failNext(503);
-        recorder.record(event("p1", EventReason.InstanceCreated, "created"));
-        recorder.record(event("p2", EventReason.InstanceCreated, "created"));
+        recorder.record(event("p1", ProxyEventReason.InstanceCreated, "created"));
+        recorder.record(event("p2", ProxyEventReason.InstanceCreated, "created"));
         recorder.drain();
         assertEquals(List.of("p2"), names(api.events()));
 
@@ -187,7 +189,7 @@ class EventRecorderTest {
     @Test
     void shouldGiveUpAWriteAfterTwelveTriesAndLogOnlyTheFirstFailure() {
         api.failAlways(0);
-        recorder.record(event("p1", EventReason.InstanceCreated, "created"));
+        recorder.record(event("p1", ProxyEventReason.InstanceCreated, "created"));
         for (int i = 0; i < 20; i++) {
             recorder.drain();
             clock.advance(Aggregator.RETRY_EVERY);
@@ -200,8 +202,8 @@ class EventRecorderTest {
     @Test
     void shouldDropAnEventTheApiRefusesWithoutRetrying() {
         api.failAlways(403);
-        recorder.record(event("p1", EventReason.InstanceCreated, "created"));
-        recorder.record(event("p2", EventReason.InstanceCreated, "created"));
+        recorder.record(event("p1", ProxyEventReason.InstanceCreated, "created"));
+        recorder.record(event("p2", ProxyEventReason.InstanceCreated, "created"));
         recorder.drain();
         clock.advance(Duration.ofMinutes(1));
         recorder.drain();
@@ -212,11 +214,11 @@ class EventRecorderTest {
 
     @Test
     void shouldCreateAgainAnEventThatExpiredWhileItsSeriesWasOpen() {
-        recorder.record(event("p1", EventReason.Unhealthy, "down"));
+        recorder.record(event("p1", ProxyEventReason.Unhealthy, "down"));
         recorder.drain();
         api.expire(api.events().getFirst());
 
-        recorder.record(event("p1", EventReason.Unhealthy, "down again"));
+        recorder.record(event("p1", ProxyEventReason.Unhealthy, "down again"));
         recorder.drain();
 
         assertEquals(1, api.events().size());
@@ -228,14 +230,14 @@ class EventRecorderTest {
     void shouldWriteTheLastCountsWhenClosed() throws InterruptedException {
         recorder.start();
         for (int i = 0; i < 5; i++) {
-            recorder.record(event("p1", EventReason.Unhealthy, "down"));
+            recorder.record(event("p1", ProxyEventReason.Unhealthy, "down"));
         }
 
         recorder.close();
         recorder.close();
 
         assertEquals(5, api.events().getFirst().getSeries().getCount());
-        recorder.record(event("p1", EventReason.Unhealthy, "after close"));
+        recorder.record(event("p1", ProxyEventReason.Unhealthy, "after close"));
         assertEquals(1, recorder.dropped());
     }
 
@@ -243,11 +245,11 @@ class EventRecorderTest {
     void shouldNeverBlockTheCallerWhileTheApiHangs() throws InterruptedException {
         api.holdNextCreate();
         recorder.start();
-        recorder.record(event("p0", EventReason.InstanceCreated, "created"));
+        recorder.record(event("p0", ProxyEventReason.InstanceCreated, "created"));
         api.awaitEntered();
 
         for (int i = 1; i <= EventRecorder.QUEUE_CAPACITY + 1; i++) {
-            recorder.record(event("p" + i, EventReason.InstanceCreated, "created"));
+            recorder.record(event("p" + i, ProxyEventReason.InstanceCreated, "created"));
         }
 
         assertEquals(1, recorder.dropped(), "the queue holds 1000 while the thread waits on the API");
@@ -256,8 +258,10 @@ class EventRecorderTest {
         assertEquals(EventRecorder.QUEUE_CAPACITY + 1, api.events().size());
     }
 
-    static ProxyEvent event(String name, EventReason reason, String note) {
-        return new ProxyEvent(new ProxyKey("crawl", name), "uid-" + name, reason, note);
+    static ObjectEvent event(String name, EventReason reason, String note) {
+        String kind = reason instanceof PoolEventReason ? "ProxyPool" : "Proxy";
+        return new ObjectEvent(new ObjectEvent.Regarding("crawl.example.com/v1alpha1", kind, "crawl", name, "uid-" + name),
+                reason, note);
     }
 
     private static List<String> names(List<Event> events) {

@@ -1,13 +1,9 @@
 package com.example.crawl.egress.gc;
 
+import com.example.crawl.egress.cache.ProxyInformers;
+import com.example.crawl.egress.cache.ProxyKey;
 import com.example.crawl.egress.config.OperatorConfig;
 import com.example.crawl.egress.config.ProviderConfig;
-import com.example.crawl.egress.controller.ClusterProxyStore;
-import com.example.crawl.egress.controller.EventSink;
-import com.example.crawl.egress.controller.ProxyController;
-import com.example.crawl.egress.controller.ProxyInformers;
-import com.example.crawl.egress.controller.ProxyKey;
-import com.example.crawl.egress.controller.ProxyReconciler;
 import com.example.crawl.egress.health.ConnectProber;
 import com.example.crawl.egress.health.HealthEngine;
 import com.example.crawl.egress.health.ProbeRecorder;
@@ -20,8 +16,12 @@ import com.example.crawl.egress.provider.Instance;
 import com.example.crawl.egress.provider.Provider;
 import com.example.crawl.egress.provider.ProviderException;
 import com.example.crawl.egress.provider.local.LocalProvider;
+import com.example.crawl.egress.proxy.ClusterProxyStore;
+import com.example.crawl.egress.proxy.ProxyReconciler;
 import com.example.crawl.egress.queue.RateLimiter;
 import com.example.crawl.egress.queue.WorkQueue;
+import com.example.crawl.egress.runtime.EventSink;
+import com.example.crawl.egress.runtime.Workers;
 import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
@@ -82,9 +82,9 @@ public final class CrashingOperator {
                 Duration.ofMillis(200), Duration.ofSeconds(1), Duration.ofSeconds(30), Duration.ofMillis(100));
         ProxyReconciler reconciler = new ProxyReconciler(new ClusterProxyStore(client, informers, NOOP), providers,
                 engine, EventSink.NONE, intervals, Clock.systemUTC(), NOOP);
-        ProxyController controller = new ProxyController(reconciler, queue, intervals.maxConcurrentReconciles(),
+        Workers<ProxyKey> controller = new Workers<>("Proxy", "proxy", reconciler, queue, intervals.maxConcurrentReconciles(),
                 Thread.ofPlatform().name("reconcile-", 0).factory(), Duration.ofSeconds(5),
-                ProxyController.Instrumentation.NONE);
+                Workers.Instrumentation.NONE);
         OrphanSweeper gc = new OrphanSweeper(client, providers, new OperatorConfig.Gc(millis(a, "gcInterval"),
                 millis(a, "gcMinAge"), false), "", GcRecorder.NONE, NOOP);
 

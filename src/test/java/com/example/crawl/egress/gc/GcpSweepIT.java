@@ -5,9 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.example.crawl.egress.api.Proxy;
 import com.example.crawl.egress.api.ProxySpec;
-import com.example.crawl.egress.controller.MockCluster;
 import com.example.crawl.egress.provider.gcp.ComputeProject;
 import com.example.crawl.egress.provider.gcp.GcpProvider;
+import com.example.crawl.egress.proxy.MockCluster;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.opentelemetry.api.trace.Tracer;

@@ -6,13 +6,13 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.example.crawl.egress.config.OperatorConfig;
-import com.example.crawl.egress.controller.LogLines;
-import com.example.crawl.egress.controller.MockCluster;
 import com.example.crawl.egress.provider.FakeClock;
-import com.example.crawl.egress.provider.FakeProvider;
 import com.example.crawl.egress.provider.FakeProvider.Op;
+import com.example.crawl.egress.provider.FakeProvider;
 import com.example.crawl.egress.provider.Instance;
 import com.example.crawl.egress.provider.InstanceState;
+import com.example.crawl.egress.proxy.LogLines;
+import com.example.crawl.egress.proxy.MockCluster;
 import io.opentelemetry.api.trace.TracerProvider;
 import java.time.Duration;
 import java.time.Instant;

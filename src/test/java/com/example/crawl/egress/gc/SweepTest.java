@@ -1,17 +1,17 @@
 package com.example.crawl.egress.gc;
 
-import static com.example.crawl.egress.controller.LogLines.field;
+import static com.example.crawl.egress.proxy.LogLines.field;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import com.example.crawl.egress.controller.LogLines;
 import com.example.crawl.egress.gc.OwnedSecret.Kind;
 import com.example.crawl.egress.provider.FakeClock;
-import com.example.crawl.egress.provider.FakeProvider;
 import com.example.crawl.egress.provider.FakeProvider.Op;
+import com.example.crawl.egress.provider.FakeProvider;
 import com.example.crawl.egress.provider.Instance;
 import com.example.crawl.egress.provider.InstanceState;
 import com.example.crawl.egress.provider.ProviderException;
+import com.example.crawl.egress.proxy.LogLines;
 import io.opentelemetry.api.trace.TracerProvider;
 import java.time.Duration;
 import java.time.Instant;

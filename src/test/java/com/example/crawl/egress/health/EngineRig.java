@@ -7,21 +7,19 @@ import com.example.crawl.egress.api.Proxy;
 import com.example.crawl.egress.api.ProxySpec;
 import com.example.crawl.egress.api.ProxyStatus;
 import com.example.crawl.egress.api.Reason;
+import com.example.crawl.egress.cache.ProxyKey;
 import com.example.crawl.egress.config.OperatorConfig;
-import com.example.crawl.egress.controller.ProxyKey;
-
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.opentelemetry.api.trace.Tracer;
 import io.opentelemetry.api.trace.TracerProvider;
-
 import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
 import java.util.List;
-import java.util.Optional;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.random.RandomGenerator;

@@ -1,7 +1,6 @@
 package com.example.crawl.egress.health;
 
-import com.example.crawl.egress.queue.NanoClock;
-
+import com.example.crawl.egress.clock.NanoClock;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;

@@ -4,9 +4,8 @@ import static com.example.crawl.egress.health.EngineRig.managedAt;
 
 import com.example.crawl.egress.api.HealthCheck;
 import com.example.crawl.egress.api.Proxy;
+import com.example.crawl.egress.cache.ProxyKey;
 import com.example.crawl.egress.config.OperatorConfig;
-import com.example.crawl.egress.controller.ProxyKey;
-
 import io.opentelemetry.api.trace.TracerProvider;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
@@ -18,8 +17,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.Optional;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;

@@ -9,13 +9,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.example.crawl.egress.api.Proxy;
-import com.example.crawl.egress.controller.HealthVerdict;
-
-import org.junit.jupiter.api.Test;
-
+import com.example.crawl.egress.proxy.HealthVerdict;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
+import org.junit.jupiter.api.Test;
 
 /**
  * {@link HealthEngine#changed}: a proxy that shows a new instance between ticks (it got its first

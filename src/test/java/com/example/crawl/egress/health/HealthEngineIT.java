@@ -6,22 +6,20 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.example.crawl.egress.api.HealthCheck;
 import com.example.crawl.egress.api.Proxy;
+import com.example.crawl.egress.cache.ProxyKey;
 import com.example.crawl.egress.config.OperatorConfig;
-import com.example.crawl.egress.controller.ProxyKey;
-
 import io.opentelemetry.api.trace.TracerProvider;
-import org.junit.jupiter.api.AutoClose;
-import org.junit.jupiter.api.Test;
-
 import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AutoClose;
+import org.junit.jupiter.api.Test;
 
 /**
  * The engine as {@code Main} runs it (its own scheduling thread, virtual-thread probes, the real

@@ -14,15 +14,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.example.crawl.egress.api.HealthCheck;
 import com.example.crawl.egress.api.Proxy;
-import com.example.crawl.egress.controller.HealthVerdict;
-import com.example.crawl.egress.controller.ProxyKey;
-
-import org.junit.jupiter.api.Test;
-
+import com.example.crawl.egress.cache.ProxyKey;
+import com.example.crawl.egress.proxy.HealthVerdict;
 import java.net.URI;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
+import org.junit.jupiter.api.Test;
 
 class HealthEngineTest {
 

@@ -1,16 +1,16 @@
 package com.example.crawl.egress.health;
 
-import com.example.crawl.egress.lease.LeaseStore;
 import com.example.crawl.egress.api.Phase;
 import com.example.crawl.egress.api.Proxy;
 import com.example.crawl.egress.api.ProxyStatus;
+import com.example.crawl.egress.cache.ProxyKey;
 import com.example.crawl.egress.config.OperatorConfig;
-import com.example.crawl.egress.controller.ProxyKey;
+import com.example.crawl.egress.lease.LeaseStore;
 import com.example.crawl.egress.metrics.Metrics;
 import com.example.crawl.egress.queue.QueueStats;
+import io.opentelemetry.api.trace.TracerProvider;
 import io.prometheus.metrics.exporter.httpserver.HTTPServer;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
-import io.opentelemetry.api.trace.TracerProvider;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;

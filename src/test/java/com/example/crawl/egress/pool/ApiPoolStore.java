@@ -2,7 +2,8 @@ package com.example.crawl.egress.pool;
 
 import com.example.crawl.egress.api.Proxy;
 import com.example.crawl.egress.api.ProxyPool;
-import com.example.crawl.egress.controller.ObjectChangedException;
+import com.example.crawl.egress.cache.PoolKey;
+import com.example.crawl.egress.runtime.ObjectChangedException;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import java.util.ArrayDeque;
 import java.util.Deque;

@@ -16,11 +16,12 @@ import com.example.crawl.egress.api.ProxySpec;
 import com.example.crawl.egress.api.ProxyTemplate;
 import com.example.crawl.egress.api.Reason;
 import com.example.crawl.egress.api.Rotation;
-import com.example.crawl.egress.controller.EventReason;
-import com.example.crawl.egress.controller.Outcome;
-import com.example.crawl.egress.controller.ProxyEvent;
+import com.example.crawl.egress.cache.PoolKey;
 import com.example.crawl.egress.pool.ApiPoolStore.CreateFault;
 import com.example.crawl.egress.provider.FakeClock;
+import com.example.crawl.egress.runtime.EventReason;
+import com.example.crawl.egress.runtime.ObjectEvent;
+import com.example.crawl.egress.runtime.Outcome;
 import io.fabric8.kubernetes.api.model.IntOrString;
 import java.time.Duration;
 import java.time.Instant;
@@ -49,7 +50,7 @@ class PoolReconcilerTest {
     private final FakePoolApi api = new FakePoolApi(clock);
     private final ApiPoolStore store = new ApiPoolStore(api);
     private final Map<String, Integer> bans = new HashMap<>();
-    private final List<ProxyEvent> events = new ArrayList<>();
+    private final List<ObjectEvent> events = new ArrayList<>();
     private final PoolReconciler reconciler = new PoolReconciler(store,
             (proxyKey, window) -> bans.getOrDefault(proxyKey, 0), events::add, Duration.ofMinutes(10),
             Duration.ofSeconds(1), clock);
@@ -463,8 +464,8 @@ class PoolReconcilerTest {
         pass(); // the replacement is Ready: the banned member goes
 
         List<String> told = events.stream().map(e -> e.reason() + " " + e.note()).toList();
-        assertTrue(events.stream().allMatch(e -> e.key().equals(KEY) && e.uid().equals(UID)
-                && e.reason().regards() == EventReason.Regards.ProxyPool), told.toString());
+        assertTrue(events.stream().allMatch(e -> e.regarding().equals(new ObjectEvent.Regarding(
+                "crawl.example.com/v1alpha1", "ProxyPool", KEY.namespace(), KEY.name(), UID))), told.toString());
         assertTrue(told.getFirst().startsWith("MembersCreated Created 2 members: " + KEY.name() + "-"), told.toString());
         assertTrue(told.contains("MemberRetired Retired member " + banned.getMetadata().getName()
                 + " (Banned): no longer lent; a new member takes its place"), told.toString());

@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.example.crawl.egress.api.Proxy;
 import com.example.crawl.egress.api.ProxySpec;
-import com.example.crawl.egress.controller.MockCluster;
+import com.example.crawl.egress.proxy.MockCluster;
 import com.example.crawl.egress.tracing.OtlpReceiver.Received;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import java.io.IOException;

@@ -1,0 +1,101 @@
+package com.example.crawl.egress.cache;
+
+import com.example.crawl.egress.api.ProxyPool;
+import io.fabric8.kubernetes.api.model.ObjectMeta;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
+import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Consumer;
+
+/**
+ * The ProxyPool informer (every namespace, or the one {@code --proxy-namespace} names), and the
+ * events that put pool keys on the pool controller's queue: a pool added, deleted or changed in
+ * anything but its status; and any change of a member Proxy, status included, through
+ * {@link ProxyInformers#observePoolMembers}, since a member turning Ready or Unhealthy is what the
+ * controller waits for.
+ *
+ * <p>Lifecycle: {@link #start} once; {@link #close} is idempotent. Reads never touch the network.
+ */
+public final class PoolInformer implements AutoCloseable {
+
+    private final SharedIndexInformer<ProxyPool> pools;
+    private final ProxyInformers proxies;
+    private volatile CompletableFuture<Void> started = new CompletableFuture<>();
+
+    /** @param namespace the one namespace to watch, or empty for all */
+    public PoolInformer(KubernetesClient client, String namespace, ProxyInformers proxies) {
+        this.pools = namespace.isEmpty()
+                ? client.resources(ProxyPool.class).inAnyNamespace().runnableInformer(0)
+                : client.resources(ProxyPool.class).inNamespace(namespace).runnableInformer(0);
+        this.proxies = proxies;
+    }
+
+    /**
+     * Registers the handlers that send keys to {@code enqueue} and starts the pool informer. Call
+     * before {@link ProxyInformers#start}, so that the members' first list enqueues their pools.
+     */
+    public CompletableFuture<Void> start(Consumer<PoolKey> enqueue) {
+        proxies.observePoolMembers((namespace, name) -> enqueue.accept(new PoolKey(namespace, name)));
+        pools.addEventHandler(new ResourceEventHandler<>() {
+            @Override
+            public void onAdd(ProxyPool pool) {
+                enqueue.accept(PoolKey.of(pool));
+            }
+
+            @Override
+            public void onUpdate(ProxyPool before, ProxyPool after) {
+                if (!onlyStatusChanged(before, after)) {
+                    enqueue.accept(PoolKey.of(after));
+                }
+            }
+
+            @Override
+            public void onDelete(ProxyPool pool, boolean finalStateUnknown) {
+                enqueue.accept(PoolKey.of(pool));
+            }
+        });
+        started = pools.start().toCompletableFuture();
+        return started;
+    }
+
+    /** Waits for the first list of pools. */
+    public void awaitSynced(Duration timeout, String api) throws ProxyInformers.NotSynced, InterruptedException {
+        try {
+            started.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (ExecutionException | TimeoutException e) {
+            throw ProxyInformers.notSynced("cannot list ProxyPools from " + api + " (" + e.getClass().getSimpleName()
+                    + (e.getMessage() == null ? "" : ": " + e.getMessage())
+                    + "); is the ProxyPool CRD installed and the RBAC granted?");
+        }
+    }
+
+    public boolean hasSynced() {
+        return pools.hasSynced();
+    }
+
+    public Optional<ProxyPool> pool(PoolKey key) {
+        return Optional.ofNullable(pools.getStore().getByKey(key.toString()));
+    }
+
+    static boolean onlyStatusChanged(ProxyPool before, ProxyPool after) {
+        ObjectMeta a = before.getMetadata();
+        ObjectMeta b = after.getMetadata();
+        return Objects.equals(a.getGeneration(), b.getGeneration())
+                && Objects.equals(a.getDeletionTimestamp(), b.getDeletionTimestamp())
+                && Objects.equals(a.getFinalizers(), b.getFinalizers())
+                && Objects.equals(a.getUid(), b.getUid())
+                && Objects.equals(before.getSpec(), after.getSpec());
+    }
+
+    @Override
+    public void close() {
+        pools.close();
+    }
+}

@@ -1,0 +1,115 @@
+package com.example.crawl.egress.proxy;
+
+import com.example.crawl.egress.api.Proxy;
+import com.example.crawl.egress.api.ProxyPool;
+import com.example.crawl.egress.cache.PoolKey;
+import com.example.crawl.egress.pool.FakePoolApi.Change;
+import com.example.crawl.egress.pool.FakePoolApi;
+import io.fabric8.kubernetes.api.model.OwnerReference;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.function.Consumer;
+
+/**
+ * The pool controller's two informers (ProxyPools and Proxies) of one process, modelled as
+ * {@link InformerCache} models the Proxy informer: snapshots a watch keeps current, whose events
+ * may be held back (a dropped watch), the cache serving the older object meanwhile; a key with a
+ * held event gets every later change with it. Delivering a change enqueues what
+ * {@link com.example.crawl.egress.cache.PoolInformer} enqueues: the pool, unless only its status
+ * changed; for a Proxy, the pool its controller owner reference names, before and after. Dies with
+ * its process; the next one lists afresh.
+ */
+final class PoolCache {
+
+    private final FakePoolApi api;
+    private final Consumer<PoolKey> enqueue;
+    private final Map<String, ProxyPool> pools = new HashMap<>();
+    private final Map<String, Proxy> proxies = new HashMap<>();
+    private final Map<Change, Instant> held = new HashMap<>();
+
+    /** Lists every pool and Proxy, enqueuing as the informers' first lists do. */
+    PoolCache(FakePoolApi api, Consumer<PoolKey> enqueue) {
+        this.api = api;
+        this.enqueue = enqueue;
+        api.pools().forEach(p -> deliver(new Change("pool", p.getMetadata().getNamespace(), p.getMetadata().getName())));
+        api.proxies().forEach(p -> deliver(new Change("proxy", p.getMetadata().getNamespace(), p.getMetadata().getName())));
+    }
+
+    Optional<ProxyPool> pool(PoolKey key) {
+        return Optional.ofNullable(pools.get(key.toString()));
+    }
+
+    Optional<Proxy> proxy(String namespace, String name) {
+        return Optional.ofNullable(proxies.get(namespace + "/" + name));
+    }
+
+    /** Cached Proxies whose controller owner reference names a pool of this name, any UID. */
+    List<Proxy> members(PoolKey key) {
+        return proxies.values().stream().filter(p -> key.namespace().equals(p.getMetadata().getNamespace())
+                && FakePoolApi.poolOwner(p).map(OwnerReference::getName).filter(key.name()::equals).isPresent())
+                .sorted(Comparator.comparing(p -> p.getMetadata().getName())).toList();
+    }
+
+    /** The API changed something; its event arrives now, or after {@code delay}. */
+    void changed(Change change, Instant now, Duration delay) {
+        if (held.containsKey(change)) {
+            return;
+        }
+        if (delay.isZero()) {
+            deliver(change);
+        } else {
+            held.put(change, now.plus(delay));
+        }
+    }
+
+    /** Delivers every held change due by {@code now}. */
+    void deliverDue(Instant now) {
+        held.entrySet().stream().filter(e -> !e.getValue().isAfter(now)).map(Map.Entry::getKey)
+                .sorted(Comparator.comparing(Change::toString)).toList()
+                .forEach(change -> {
+                    held.remove(change);
+                    deliver(change);
+                });
+    }
+
+    Optional<Instant> nextDelivery() {
+        return held.values().stream().min(Comparator.naturalOrder());
+    }
+
+    private void deliver(Change change) {
+        String key = change.namespace() + "/" + change.name();
+        if (change.kind().equals("pool")) {
+            PoolKey pool = new PoolKey(change.namespace(), change.name());
+            ProxyPool before = pools.get(key);
+            Optional<ProxyPool> now = api.pool(pool);
+            now.ifPresentOrElse(p -> pools.put(key, p), () -> pools.remove(key));
+            if (before == null || now.isEmpty() || !onlyStatusChanged(before, now.get())) {
+                enqueue.accept(pool);
+            }
+            return;
+        }
+        Proxy before = proxies.get(key);
+        Optional<Proxy> now = api.proxy(change.namespace(), change.name());
+        now.ifPresentOrElse(p -> proxies.put(key, p), () -> proxies.remove(key));
+        owner(before).ifPresent(name -> enqueue.accept(new PoolKey(change.namespace(), name)));
+        owner(now.orElse(null)).ifPresent(name -> enqueue.accept(new PoolKey(change.namespace(), name)));
+    }
+
+    private static Optional<String> owner(Proxy proxy) {
+        return proxy == null ? Optional.empty() : FakePoolApi.poolOwner(proxy).map(OwnerReference::getName);
+    }
+
+    private static boolean onlyStatusChanged(ProxyPool a, ProxyPool b) {
+        return Objects.equals(a.getMetadata().getGeneration(), b.getMetadata().getGeneration())
+                && Objects.equals(a.getMetadata().getDeletionTimestamp(), b.getMetadata().getDeletionTimestamp())
+                && Objects.equals(a.getMetadata().getFinalizers(), b.getMetadata().getFinalizers())
+                && Objects.equals(a.getMetadata().getUid(), b.getMetadata().getUid())
+                && Objects.equals(a.getSpec(), b.getSpec());
+    }
+}

@@ -1,0 +1,172 @@
+package com.example.crawl.egress.proxy;
+
+import com.example.crawl.egress.api.Condition;
+import com.example.crawl.egress.api.Endpoint;
+import com.example.crawl.egress.api.KubernetesSpec;
+import com.example.crawl.egress.api.Proxy;
+import com.example.crawl.egress.api.ProxySpec;
+import com.example.crawl.egress.cache.ProxyKey;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.SplittableRandom;
+import java.util.UUID;
+import java.util.stream.IntStream;
+
+/**
+ * What the people using the cluster do in a crash-suite run, drawn from the run's random: create
+ * Proxies (mostly Managed on one of the three providers, some External), edit them (the image,
+ * which replaces the instance; the provider, which moves it; an attribute, which changes nothing;
+ * rarely an unknown provider or an invalid port), delete them, and strip the operator's
+ * annotations as an object written by an older operator would lack them. Each returns what it
+ * did, for the trace, or null when it found nothing to act on.
+ */
+final class UserActions {
+
+    static final String NAMESPACE = "crawl";
+    private static final List<String> IMAGES = List.of("squid:1", "squid:2", "squid:3");
+    private static final List<String> REGIONS = List.of("eu", "us", "asia");
+
+    private final FakeProxyStore api;
+    private final SplittableRandom random;
+    private final int names;
+
+    UserActions(FakeProxyStore api, SplittableRandom random, int names) {
+        this.api = api;
+        this.random = random;
+        this.names = names;
+    }
+
+    static String name(int i) {
+        return String.format("p%03d", i);
+    }
+
+    /** Creates a Proxy under a free name with a new UID; null when every name is taken. */
+    ProxyKey create() {
+        List<String> free = IntStream.range(0, names).mapToObj(UserActions::name)
+                .filter(n -> api.stored(new ProxyKey(NAMESPACE, n)).isEmpty()).toList();
+        if (free.isEmpty()) {
+            return null;
+        }
+        String name = free.get(random.nextInt(free.size()));
+        ProxySpec spec = random.nextInt(20) == 0 ? external(name) : managed(pick(Backend.NAMES), pick(IMAGES), pick(REGIONS));
+        return ProxyKey.of(api.create(NAMESPACE, name, spec, new UUID(random.nextLong(), random.nextLong()).toString()));
+    }
+
+    /** Edits the spec of a random Proxy; returns a description, or null when there is none. */
+    String edit(ProxyKey key) {
+        ProxySpec old = api.stored(key).orElseThrow().getSpec();
+        if (old.mode() == ProxySpec.Mode.External) {
+            api.editSpec(key, external(key.name() + "-" + random.nextInt(3)));
+            return "edit endpoint";
+        }
+        String image = old.kubernetes() == null ? "squid:1" : old.kubernetes().image();
+        String region = old.attributes().getOrDefault("region", "eu");
+        int roll = random.nextInt(100);
+        if (unattributable(key) && roll < 35) {
+            roll = 70; // see docs/reliability.md: an instance recorded without a hash is adopted as it is
+        }
+        ProxySpec next;
+        String what;
+        if (roll < 35) {
+            next = managed(old.provider(), other(IMAGES, image), region);
+            what = "edit image";
+        } else if (roll < 65) {
+            next = managed(other(Backend.NAMES, old.provider()), image, region);
+            what = "edit provider";
+        } else if (roll < 94) {
+            next = managed(old.provider(), image, other(REGIONS, region));
+            what = "edit attribute";
+        } else if (roll < 97) {
+            next = managed("delta", image, region);
+            what = "edit provider to unconfigured delta";
+        } else {
+            next = new ProxySpec(null, old.provider(), 0, Map.of("region", region), null, null, null, null,
+                    new KubernetesSpec(image, null), null, null);
+            what = "edit port to invalid 0";
+        }
+        api.editSpec(key, next);
+        return what + " -> " + next.provider() + " " + image(next) + " " + next.attributes();
+    }
+
+    /**
+     * Whether the operator's last pass saw this generation and found the instance running, as an
+     * older operator leaves an object; the caller also wants the recorded hash to be the spec's.
+     */
+    private static boolean settled(Proxy proxy) {
+        return proxy.getStatus() != null && proxy.getMetadata().getGeneration().equals(proxy.getStatus().observedGeneration())
+                && proxy.getStatus().conditions().stream().anyMatch(c -> c.type().equals(Condition.PROVISIONED) && c.isTrue());
+    }
+
+    /** Whether the object records an instance but no spec hash: what its instance was made from is unknown. */
+    private boolean unattributable(ProxyKey key) {
+        Proxy proxy = api.stored(key).orElseThrow();
+        Map<String, String> annotations = proxy.getMetadata().getAnnotations();
+        return proxy.getStatus() != null && proxy.getStatus().providerID() != null
+                && (annotations == null || !annotations.containsKey(Proxy.SPEC_HASH_ANNOTATION));
+    }
+
+    /** Sets a configured provider and a valid port again on a Proxy an edit left unusable; false when it needs none. */
+    boolean repair(ProxyKey key) {
+        ProxySpec old = api.stored(key).orElseThrow().getSpec();
+        if (old.mode() != ProxySpec.Mode.Managed || Backend.NAMES.contains(old.provider()) && old.port() != 0) {
+            return false;
+        }
+        String provider = Backend.NAMES.contains(old.provider()) ? old.provider() : pick(Backend.NAMES);
+        api.editSpec(key, managed(provider, image(old), old.attributes().getOrDefault("region", "eu")));
+        return true;
+    }
+
+    /**
+     * Makes the object look as an older operator left it, when it is consistent with its spec (made
+     * by the spec's provider): without the instance-provider annotation, which older operators did
+     * not write, or now and then without the spec hash as well (a lost write). Null when the object
+     * has no annotations or its maker is not the spec's provider (an older operator could not have
+     * left it so).
+     */
+    String legacy(ProxyKey key) {
+        Proxy proxy = api.stored(key).orElseThrow();
+        Map<String, String> annotations = proxy.getMetadata().getAnnotations();
+        if (annotations == null || proxy.getSpec().provider() == null
+                || !proxy.getSpec().provider().equals(annotations.get(Proxy.INSTANCE_PROVIDER_ANNOTATION))
+                || !settled(proxy) || !ReconcilePath.of(Optional.of(proxy), api, Set.copyOf(Backend.NAMES)).equals("observe")) {
+            return null;
+        }
+        api.removeAnnotation(key, Proxy.INSTANCE_PROVIDER_ANNOTATION);
+        if (random.nextInt(4) == 0) {
+            api.removeAnnotation(key, Proxy.SPEC_HASH_ANNOTATION);
+            return "legacy object without either annotation";
+        }
+        return "legacy object without instance-provider";
+    }
+
+    /** A random stored Proxy, if any. */
+    Optional<ProxyKey> anyProxy() {
+        List<ProxyKey> keys = api.keys();
+        return keys.isEmpty() ? Optional.empty() : Optional.of(keys.get(random.nextInt(keys.size())));
+    }
+
+    static ProxySpec managed(String provider, String image, String region) {
+        return new ProxySpec(null, provider, null, Map.of("region", region), null, null, null, null,
+                new KubernetesSpec(image, null), null, null);
+    }
+
+    private static ProxySpec external(String host) {
+        return new ProxySpec(ProxySpec.Mode.External, null, null, Map.of("region", "eu"), null, null, null, null, null,
+                new Endpoint(host + ".proxies.example", 3128, null), null);
+    }
+
+    private static String image(ProxySpec spec) {
+        return spec.kubernetes() == null ? "squid:1" : spec.kubernetes().image();
+    }
+
+    private String pick(List<String> from) {
+        return from.get(random.nextInt(from.size()));
+    }
+
+    private String other(List<String> from, String not) {
+        List<String> rest = from.stream().filter(s -> !s.equals(not)).toList();
+        return rest.get(random.nextInt(rest.size()));
+    }
+}
