@@ -40,10 +40,9 @@ record Backend(OperatorConfig config, KubernetesClient client, ProviderRegistry 
         return backend;
     }
 
-    /** Local mode's samples and banner, once the operator runs; nothing in a cluster. */
+    /** Local mode's banner, what to curl, once the operator runs; nothing in a cluster. */
     void welcome(PrintStream out) {
         local.ifPresent(l -> {
-            l.createSamples();
             out.print(l.banner(config.endpoints().discovery()));
             out.flush();
         });

@@ -15,6 +15,7 @@ import com.example.crawl.egress.gc.OrphanSweeper;
 import com.example.crawl.egress.health.ConnectProber;
 import com.example.crawl.egress.health.HealthEngine;
 import com.example.crawl.egress.lease.LeaseStore;
+import com.example.crawl.egress.local.LocalMode;
 import com.example.crawl.egress.log.LogSetup;
 import com.example.crawl.egress.metrics.Metrics;
 import com.example.crawl.egress.pool.BanLedger;
@@ -28,9 +29,11 @@ import com.example.crawl.egress.proxy.ProxyReconciler;
 import com.example.crawl.egress.queue.RateLimiter;
 import com.example.crawl.egress.queue.WorkQueue;
 import com.example.crawl.egress.runtime.LeaderElection;
+import com.example.crawl.egress.runtime.ReconcileRecorder;
 import com.example.crawl.egress.runtime.Workers;
 import com.example.crawl.egress.tracing.Telemetry;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.opentelemetry.api.trace.Tracer;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.io.PrintStream;
 import java.lang.management.ManagementFactory;
@@ -42,6 +45,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.ThreadFactory;
 import org.slf4j.LoggerFactory;
 
 /**
@@ -106,45 +110,42 @@ public final class Main {
     private static void start(OperatorConfig flags, PrintStream out, Shutdown shutdown)
             throws ConfigException, StartException, ProxyInformers.NotSynced, InterruptedException {
         Telemetry telemetry = shutdown.register(TELEMETRY, Telemetry.start(flags.tracing()));
+        Tracer tracer = telemetry.tracer();
         Metrics metrics = new Metrics(new PrometheusRegistry());
         Backend backend = Backend.open(flags, ProviderDecorator.metered(metrics.providerRequests(), NanoClock.system())
-                .andThen(ProviderDecorator.traced(telemetry.tracer())), shutdown); // the span covers the metering
+                .andThen(ProviderDecorator.traced(tracer)), shutdown); // the span covers the metering
         OperatorConfig config = backend.config();
         KubernetesClient client = backend.client();
+        int proxyWorkerCount = config.reconcile().maxConcurrentReconciles();
 
         ProxyInformers informers = shutdown.register(INFORMERS, new ProxyInformers(client, config.proxyNamespace()));
-        WorkQueue<ProxyKey> queue = new WorkQueue<>(RateLimiter.defaultControllerLimiter(NanoClock.system()),
-                NanoClock.system(), metrics.queue());
+        PoolInformer pools = shutdown.register(INFORMERS, new PoolInformer(client, config.proxyNamespace(), informers));
+        WorkQueue<ProxyKey> queue = new WorkQueue<>(limiter(), NanoClock.system(), metrics.queue());
+        WorkQueue<PoolKey> poolQueue = new WorkQueue<>(limiter(), NanoClock.system(), metrics.poolQueue());
         ConnectProber prober = shutdown.register(CLIENTS, new ConnectProber());
         HealthEngine engine = shutdown.register(PROBES, new HealthEngine(informers::proxies, informers::credentials,
-                prober, queue::add, config.probes(), metrics.probes(), telemetry.tracer()));
+                prober, queue::add, config.probes(), metrics.probes(), tracer));
         ProviderHealthMonitor providerHealth = shutdown.register(PROBES, ProviderHealthMonitor.create(client,
-                backend.providers(), config.providerChecks(), telemetry.tracer()));
+                backend.providers(), config.providerChecks(), tracer));
         EventRecorder events = shutdown.register(EVENTS, new EventRecorder(client, config.leaderElection().identity(),
                 EventRecorder.Windows.CLIENT_GO, Clock.systemUTC()));
-        ProxyReconciler reconciler = new ProxyReconciler(new ClusterProxyStore(client, informers, telemetry.tracer()),
-                backend.providers(), engine, events, config.reconcile(), Clock.systemUTC(), telemetry.tracer());
-        Workers<ProxyKey> controller = shutdown.register(WORKERS, new Workers<>("Proxy", "proxy", reconciler, queue,
-                config.reconcile().maxConcurrentReconciles(), Thread.ofPlatform().name("reconcile-", 0).factory(),
-                DRAIN_TIMEOUT, new Workers.Instrumentation(metrics.reconciles(), NanoClock.system(),
-                        telemetry.tracer())));
-        PoolInformer pools = shutdown.register(INFORMERS, new PoolInformer(client, config.proxyNamespace(), informers));
-        WorkQueue<PoolKey> poolQueue = new WorkQueue<>(RateLimiter.defaultControllerLimiter(NanoClock.system()),
-                NanoClock.system(), metrics.poolQueue());
         BanLedger bans = PoolBans.ledger(informers, pools, poolQueue::add); // fed by the lease store below
-        Workers<PoolKey> poolController = shutdown.register(WORKERS, new Workers<>("ProxyPool", "pool",
-                new PoolReconciler(new ClusterPoolStore(client, pools, informers), PoolBans.counts(bans, NanoClock.system()),
-                        events, config.reconcile().driftPoll(), config.reconcile().requeueNow(), Clock.systemUTC()),
-                poolQueue, POOL_WORKERS, Thread.ofPlatform().name("pool-", 0).factory(), DRAIN_TIMEOUT,
-                new Workers.Instrumentation(metrics.poolReconciles(), NanoClock.system(), telemetry.tracer())));
+        ProxyReconciler proxyReconciler = new ProxyReconciler(new ClusterProxyStore(client, informers, tracer),
+                backend.providers(), engine, events, config.reconcile(), Clock.systemUTC(), tracer);
+        PoolReconciler poolReconciler = new PoolReconciler(new ClusterPoolStore(client, pools, informers),
+                PoolBans.counts(bans, NanoClock.system()), events, config.reconcile().driftPoll(),
+                config.reconcile().requeueNow(), Clock.systemUTC());
+        Workers<ProxyKey> proxyWorkers = shutdown.register(WORKERS, new Workers<>("Proxy", "proxy", proxyReconciler,
+                queue, proxyWorkerCount, threads("reconcile-"), DRAIN_TIMEOUT, instrumentation(metrics.reconciles(), tracer)));
+        Workers<PoolKey> poolWorkers = shutdown.register(WORKERS, new Workers<>("ProxyPool", "pool", poolReconciler,
+                poolQueue, POOL_WORKERS, threads("pool-"), DRAIN_TIMEOUT, instrumentation(metrics.poolReconciles(), tracer)));
         OrphanSweeper gc = shutdown.register(WORKERS, new OrphanSweeper(client, backend.providers(), config.gc(),
-                config.proxyNamespace(), metrics.gc(), telemetry.tracer())); // stops before the queue drains
+                config.proxyNamespace(), metrics.gc(), tracer)); // stops before the queue drains
         // A thread per callback: a lost lease must be handled even while a start is still running.
-        ExecutorService leaderStart = shutdown.register(LEADERSHIP, Executors.newThreadPerTaskExecutor(
-                Thread.ofPlatform().name("leader-", 0).factory()));
+        ExecutorService leaderStart = shutdown.register(LEADERSHIP, Executors.newThreadPerTaskExecutor(threads("leader-")));
         LeaderElection election = shutdown.register(LEADERSHIP, leaderElection(client, config, () -> {
-            controller.start();
-            poolController.start();
+            proxyWorkers.start();
+            poolWorkers.start();
             engine.start();
             providerHealth.start();
             gc.start();
@@ -153,8 +154,7 @@ public final class Main {
         // Every replica: readiness, discovery (bound now, so a taken port fails fast), leases, /metrics.
         if (config.endpoints().health().isPresent()) {
             shutdown.register(LISTENERS, StartException.listening("health-address", config.endpoints().health().get(),
-                    a -> new HealthEndpoints(a, () -> informers.hasSynced() && pools.hasSynced()
-                            && (!election.isLeader() || controller.workersAlive() && poolController.workersAlive())))).start();
+                    a -> new HealthEndpoints(a, () -> ready(informers, pools, election, proxyWorkers, poolWorkers)))).start();
         }
         LeaseStore leases = shutdown.register(LEASES, new LeaseStore(config.leases(), Clock.systemUTC(), NanoClock.system(),
                 bans));
@@ -163,9 +163,9 @@ public final class Main {
                         leases, Optional.of(config.discovery().token()).filter(t -> !t.isEmpty()),
                         new DiscoveryServer.Instrumentation(metrics.leases(), metrics.discoveryRequests(),
                                 telemetry.openTelemetry()))));
-        metrics.readAtScrape(new Metrics.Sources(informers::proxies, leases::counts, queue::stats,
-                election::isLeader, config.leaderElection().id(), config.reconcile().maxConcurrentReconciles(),
-                Optional.of(poolQueue::stats), POOL_WORKERS));
+        metrics.readAtScrape(new Metrics.Sources(informers::proxies, leases::counts, election::isLeader,
+                config.leaderElection().id(), List.of(Metrics.Controller.proxies(queue::stats, proxyWorkerCount),
+                        Metrics.Controller.pools(poolQueue::stats, POOL_WORKERS))));
         metrics.readProviderChecks(providerHealth::readings);
         if (config.endpoints().metrics().isPresent()) {
             shutdown.register(LISTENERS, StartException.listening("metrics-address", config.endpoints().metrics().get(),
@@ -174,17 +174,39 @@ public final class Main {
 
         events.start();
         informers.observe(engine::changed); // a new address is probed at once, not on the next tick
-        pools.start(poolController::enqueue); // first: the members' first list enqueues their pools
-        informers.start(controller::enqueue);
+        pools.start(poolWorkers::enqueue); // first: the members' first list enqueues their pools
+        informers.start(proxyWorkers::enqueue);
         informers.awaitSynced(SYNC_TIMEOUT, client.getMasterUrl().toString());
         pools.awaitSynced(SYNC_TIMEOUT, client.getMasterUrl().toString());
-        LoggerFactory.getLogger(Main.class).atDebug().log("Caches synced");
         leases.start();
         discovery.start();
         election.start();
         LoggerFactory.getLogger(Main.class).atInfo() // the JVM's uptime, so that a slow start shows in the log
                 .addKeyValue("startupMillis", ManagementFactory.getRuntimeMXBean().getUptime()).log("Operator started");
+        backend.local().ifPresent(LocalMode::createSamples);
         backend.welcome(out);
+    }
+
+    /**
+     * Readiness: both caches have synced (so discovery answers from a full cache), and on the
+     * leader every reconcile worker of both controllers is still running.
+     */
+    static boolean ready(ProxyInformers informers, PoolInformer pools, LeaderElection election, Workers<?>... workers) {
+        return informers.hasSynced() && pools.hasSynced()
+                && (!election.isLeader() || Arrays.stream(workers).allMatch(Workers::workersAlive));
+    }
+
+    private static RateLimiter limiter() {
+        return RateLimiter.defaultControllerLimiter(NanoClock.system());
+    }
+
+    /** Worker threads are platform threads: providers may block in native code (libvirt). */
+    private static ThreadFactory threads(String prefix) {
+        return Thread.ofPlatform().name(prefix, 0).factory();
+    }
+
+    private static Workers.Instrumentation instrumentation(ReconcileRecorder recorder, Tracer tracer) {
+        return new Workers.Instrumentation(recorder, NanoClock.system(), tracer);
     }
 
     /** Leader-only components start when the lease is won; a lost lease ends the process. */

@@ -21,7 +21,6 @@ import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
 import java.util.Objects;
-import java.util.Optional;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BooleanSupplier;
@@ -51,31 +50,43 @@ public final class Metrics {
     /**
      * What the scrape-time gauges read, each at every scrape.
      *
-     * @param proxies                 the Proxies in the informer cache
-     * @param leases                  the lease store's counts: active leases, cooldowns, cooldowns dropped
-     * @param queue                   the work queue's depth and work in progress
-     * @param leader                  whether this process leads now
-     * @param leaseName               the leader-election Lease's name, the {@code name} label
-     * @param maxConcurrentReconciles the number of reconcile workers
-     * @param poolQueue               the pool controller's work queue, if there is one
-     * @param poolWorkers             the number of pool workers
+     * @param proxies     the Proxies in the informer cache
+     * @param leases      the lease store's counts: active leases, cooldowns, cooldowns dropped
+     * @param leader      whether this process leads now
+     * @param leaseName   the leader-election Lease's name, the {@code name} label
+     * @param controllers each controller's work queue and worker count
      */
     public record Sources(Supplier<? extends Collection<Proxy>> proxies, Supplier<LeaseStore.Counts> leases,
-            Supplier<QueueStats> queue, BooleanSupplier leader, String leaseName, int maxConcurrentReconciles,
-            Optional<Supplier<QueueStats>> poolQueue, int poolWorkers) {
-
-        /** Sources without a pool controller. */
-        public Sources(Supplier<? extends Collection<Proxy>> proxies, Supplier<LeaseStore.Counts> leases,
-                Supplier<QueueStats> queue, BooleanSupplier leader, String leaseName, int maxConcurrentReconciles) {
-            this(proxies, leases, queue, leader, leaseName, maxConcurrentReconciles, Optional.empty(), 0);
-        }
+            BooleanSupplier leader, String leaseName, List<Controller> controllers) {
 
         public Sources {
             Objects.requireNonNull(proxies, "proxies");
             Objects.requireNonNull(leases, "leases");
-            Objects.requireNonNull(queue, "queue");
             Objects.requireNonNull(leader, "leader");
             Objects.requireNonNull(leaseName, "leaseName");
+            controllers = List.copyOf(controllers);
+        }
+    }
+
+    /**
+     * One controller's scrape-time gauges: its work queue's depth and work in progress, and its
+     * number of workers, under its {@code controller} label.
+     */
+    public record Controller(String label, Supplier<QueueStats> queue, int workers) {
+
+        public Controller {
+            Objects.requireNonNull(label, "label");
+            Objects.requireNonNull(queue, "queue");
+        }
+
+        /** The Proxy controller's. */
+        public static Controller proxies(Supplier<QueueStats> queue, int workers) {
+            return new Controller(CONTROLLER, queue, workers);
+        }
+
+        /** The pool controller's. */
+        public static Controller pools(Supplier<QueueStats> queue, int workers) {
+            return new Controller(POOL_CONTROLLER, queue, workers);
         }
     }
 

@@ -59,10 +59,7 @@ final class ScrapeGauges {
                 .register(registry);
         gauge(properties, "max_concurrent_reconciles",
                 "Reconcile workers (--max-concurrent-reconciles for Proxies; a fixed two for pools)", "controller")
-                .callback(cb -> {
-                    cb.call(sources.maxConcurrentReconciles(), Metrics.CONTROLLER);
-                    sources.poolQueue().ifPresent(q -> cb.call(sources.poolWorkers(), Metrics.POOL_CONTROLLER));
-                })
+                .callback(cb -> sources.controllers().forEach(c -> cb.call(c.workers(), c.label())))
                 .register(registry);
         gauge(properties, "leader_election_master_status",
                 "1 while this process holds the leader lease (or runs without election), 0 otherwise", "name")
@@ -78,8 +75,7 @@ final class ScrapeGauges {
     /** Each controller's queue, read once per scrape, by the controller's label value. */
     private static Map<String, QueueStats> queues(Metrics.Sources sources) {
         Map<String, QueueStats> out = new LinkedHashMap<>();
-        out.put(Metrics.CONTROLLER, sources.queue().get());
-        sources.poolQueue().ifPresent(q -> out.put(Metrics.POOL_CONTROLLER, q.get()));
+        sources.controllers().forEach(c -> out.put(c.label(), c.queue().get()));
         return out;
     }
 

@@ -193,8 +193,9 @@ public final class MetricsOverheadBenchmark {
             p.setStatus(ProxyStatus.EMPTY.withPhase(i % 10 == 0 ? Phase.Unhealthy : Phase.Ready));
             fleet.add(p);
         }
-        metrics.readAtScrape(new Metrics.Sources(() -> fleet, () -> new LeaseStore.Counts(0, 0, 0),
-                () -> new QueueStats(0, 0, Duration.ZERO, Duration.ZERO), () -> true, "egress-proxies-operator", 3));
+        metrics.readAtScrape(new Metrics.Sources(() -> fleet, () -> new LeaseStore.Counts(0, 0, 0), () -> true,
+                "egress-proxies-operator", List.of(Metrics.Controller.proxies(
+                        () -> new QueueStats(0, 0, Duration.ZERO, Duration.ZERO), 3))));
         System.out.printf("scrape of %,d Proxies' series (%d scrapes per format after 5 warm-up scrapes)%n",
                 proxies, scrapes);
         try (HTTPServer exporter = metrics.serve(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0))) {

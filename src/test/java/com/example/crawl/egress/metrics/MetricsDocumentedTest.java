@@ -59,8 +59,8 @@ class MetricsDocumentedTest {
     private static Map<String, String> registered() {
         PrometheusRegistry registry = new PrometheusRegistry();
         Metrics metrics = new Metrics(registry);
-        metrics.readAtScrape(new Metrics.Sources(List::of, () -> new LeaseStore.Counts(0, 0, 0),
-                () -> new QueueStats(0, 0, Duration.ZERO, Duration.ZERO), () -> true, "lease", 3));
+        metrics.readAtScrape(new Metrics.Sources(List::of, () -> new LeaseStore.Counts(0, 0, 0), () -> true, "lease",
+                List.of(Metrics.Controller.proxies(() -> new QueueStats(0, 0, Duration.ZERO, Duration.ZERO), 3))));
         metrics.readProviderChecks(() -> List.of(
                 new TargetReading("p", "t", true, Duration.ofMillis(5), Instant.EPOCH)));
         Map<String, String> out = new TreeMap<>();

@@ -163,6 +163,24 @@ class MetricsTest {
     }
 
     @Test
+    void shouldGiveEachControllerItsOwnQueueAndWorkerSeries() {
+        metrics.readAtScrape(new Metrics.Sources(List::of, () -> new LeaseStore.Counts(0, 0, 0), () -> true, "lease",
+                List.of(Metrics.Controller.proxies(() -> new QueueStats(5, 1, Duration.ZERO, Duration.ZERO), 3),
+                        Metrics.Controller.pools(() -> new QueueStats(2, 0, Duration.ZERO, Duration.ZERO), 2))));
+
+        Exposition page = scrape();
+        assertEquals(5.0, page.value("proxy_operator_workqueue_depth", Map.of("name", "proxy", "controller", "proxy"))
+                .orElseThrow());
+        assertEquals(2.0, page.value("proxy_operator_workqueue_depth",
+                Map.of("name", "proxypool", "controller", "proxypool")).orElseThrow());
+        assertEquals(3.0, page.value("proxy_operator_max_concurrent_reconciles", Map.of("controller", "proxy"))
+                .orElseThrow());
+        assertEquals(2.0, page.value("proxy_operator_max_concurrent_reconciles", Map.of("controller", "proxypool"))
+                .orElseThrow());
+        assertEquals(0.0, page.value("proxy_operator_active_workers", Map.of("controller", "proxypool")).orElseThrow());
+    }
+
+    @Test
     void shouldComputeGaugesFromTheirSourcesAtEachScrape() {
         List<Proxy> proxies = new ArrayList<>(List.of(proxy("a", Phase.Ready), proxy("b", Phase.Ready),
                 proxy("c", null)));
@@ -170,8 +188,8 @@ class MetricsTest {
         AtomicReference<QueueStats> queue = new AtomicReference<>(
                 new QueueStats(4, 2, Duration.ofSeconds(3), Duration.ofSeconds(2)));
         AtomicBoolean leader = new AtomicBoolean();
-        metrics.readAtScrape(new Metrics.Sources(() -> proxies, leases::get, queue::get, leader::get,
-                "egress-proxies-operator", 3));
+        metrics.readAtScrape(new Metrics.Sources(() -> proxies, leases::get, leader::get,
+                "egress-proxies-operator", List.of(Metrics.Controller.proxies(queue::get, 3))));
 
         Exposition page = scrape();
         assertEquals(2.0, phase(page, "Ready"));
@@ -236,8 +254,8 @@ class MetricsTest {
 
     @Test
     void shouldRefuseASecondSetOfScrapeSources() {
-        Metrics.Sources sources = new Metrics.Sources(List::of, () -> new LeaseStore.Counts(0, 0, 0), () -> new QueueStats(0, 0, Duration.ZERO,
-                Duration.ZERO), () -> false, "x", 1);
+        Metrics.Sources sources = new Metrics.Sources(List::of, () -> new LeaseStore.Counts(0, 0, 0), () -> false, "x",
+                List.of(Metrics.Controller.proxies(() -> new QueueStats(0, 0, Duration.ZERO, Duration.ZERO), 1)));
         metrics.readAtScrape(sources);
 
         assertThrows(IllegalStateException.class, () -> metrics.readAtScrape(sources));

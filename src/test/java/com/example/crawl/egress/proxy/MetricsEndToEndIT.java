@@ -115,8 +115,9 @@ class MetricsEndToEndIT {
         discovery = up(new DiscoveryServer(new InetSocketAddress("127.0.0.1", 0), loop.informers::proxies,
                 loop.informers::credentials, leases, Optional.of(TOKEN),
                 new DiscoveryServer.Instrumentation(metrics.leases(), metrics.discoveryRequests(), OpenTelemetry.noop())));
-        metrics.readAtScrape(new Metrics.Sources(loop.informers::proxies, leases::counts, loop.queue::stats,
-                () -> true, "egress-proxies-operator", FAST.maxConcurrentReconciles()));
+        metrics.readAtScrape(new Metrics.Sources(loop.informers::proxies, leases::counts, () -> true,
+                "egress-proxies-operator", List.of(Metrics.Controller.proxies(loop.queue::stats,
+                        FAST.maxConcurrentReconciles()))));
         ProviderHealthMonitor providerHealth = up(ProviderHealthMonitor.create(client,
                 Rig.registry("fake", new CheckedProvider(provider)), new OperatorConfig.ProviderChecks(
                         Duration.ofMinutes(1), Duration.ofSeconds(5)), TracerProvider.noop().get("test")));
