@@ -1,7 +1,7 @@
 package com.example.crawl.egress.gc;
 
 import com.example.crawl.egress.api.Proxy;
-import com.example.crawl.egress.tracing.ActiveSpan;
+import com.example.crawl.egress.tracing.KubernetesCall;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.KubernetesResourceList;
@@ -14,7 +14,6 @@ import io.fabric8.kubernetes.api.model.StatusDetails;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
-import io.opentelemetry.api.trace.SpanKind;
 import io.opentelemetry.api.trace.Tracer;
 import java.net.HttpURLConnection;
 import java.time.Instant;
@@ -26,7 +25,6 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.function.Function;
-import java.util.function.Supplier;
 
 /**
  * The {@link Cluster} of a real API server, through the operator's fabric8 client: lists page by
@@ -61,7 +59,7 @@ final class ApiCluster implements Cluster {
     @Override
     public Set<String> liveProxyUids() throws Unavailable {
         Set<String> uids = new HashSet<>();
-        for (GenericKubernetesResource proxy : all("k8s.proxies.list", "Proxies", options -> namespace.isEmpty()
+        for (GenericKubernetesResource proxy : all("proxies", "Proxies", options -> namespace.isEmpty()
                 ? client.genericKubernetesResources(PROXIES).inAnyNamespace().list(options)
                 : client.genericKubernetesResources(PROXIES).inNamespace(namespace).list(options))) {
             String uid = proxy.getMetadata() == null ? null : proxy.getMetadata().getUid();
@@ -79,7 +77,7 @@ final class ApiCluster implements Cluster {
             case POD_PASSWORD -> Proxy.MANAGED_LABEL;
         };
         List<OwnedSecret> out = new ArrayList<>();
-        for (Secret s : all("k8s.secrets.list", kind.label() + " Secrets", options -> namespace.isEmpty()
+        for (Secret s : all("secrets", kind.label() + " Secrets", options -> namespace.isEmpty()
                 ? client.secrets().inAnyNamespace().withLabel(label, "true").list(options)
                 : client.secrets().inNamespace(namespace).withLabel(label, "true").list(options))) {
             ObjectMeta meta = s.getMetadata();
@@ -96,8 +94,8 @@ final class ApiCluster implements Cluster {
     @Override
     public Deletion delete(OwnedSecret secret) throws Unavailable {
         try {
-            List<StatusDetails> deleted = call("k8s.secrets.delete", secret.namespace(), secret.name(),
-                    () -> client.secrets().inNamespace(secret.namespace()).withName(secret.name())
+            List<StatusDetails> deleted = KubernetesCall.traced(tracer, "secrets", "delete", secret.namespace(),
+                    secret.name(), () -> client.secrets().inNamespace(secret.namespace()).withName(secret.name())
                             .lockResourceVersion(secret.resourceVersion()).delete());
             return deleted.isEmpty() ? Deletion.GONE : Deletion.DELETED;
         } catch (KubernetesClientException e) {
@@ -111,14 +109,15 @@ final class ApiCluster implements Cluster {
     }
 
     /** Every item of a paged list; one failed page fails the whole list. */
-    private <T extends HasMetadata> List<T> all(String span, String what,
+    private <T extends HasMetadata> List<T> all(String resource, String what,
             Function<ListOptions, ? extends KubernetesResourceList<T>> list) throws Unavailable {
         List<T> items = new ArrayList<>();
         String next = null;
         try {
             do {
                 ListOptions options = new ListOptionsBuilder().withLimit(PAGE_SIZE).withContinue(next).build();
-                KubernetesResourceList<T> page = call(span, namespace, null, () -> list.apply(options));
+                KubernetesResourceList<T> page = KubernetesCall.traced(tracer, resource, "list", namespace, null,
+                        () -> list.apply(options));
                 items.addAll(page.getItems());
                 next = page.getMetadata() == null ? null : page.getMetadata().getContinue();
             } while (next != null && !next.isEmpty());
@@ -156,28 +155,5 @@ final class ApiCluster implements Cluster {
         String message = e.getStatus() != null && e.getStatus().getMessage() != null ? e.getStatus().getMessage()
                 : e.getMessage();
         return e.getCode() > 0 ? e.getCode() + " " + message : message;
-    }
-
-    /** Runs one API request in a client span under the current one. */
-    private <T> T call(String name, String spanNamespace, String object, Supplier<T> request) {
-        var builder = tracer.spanBuilder(name).setSpanKind(SpanKind.CLIENT);
-        if (!spanNamespace.isEmpty()) {
-            builder.setAttribute("k8s.namespace.name", spanNamespace);
-        }
-        if (object != null) {
-            builder.setAttribute("k8s.object.name", object);
-        }
-        try (ActiveSpan span = ActiveSpan.child(builder)) {
-            try {
-                return request.get();
-            } catch (KubernetesClientException e) {
-                if (e.getCode() > 0) {
-                    span.set("http.response.status_code", e.getCode()).failed(Integer.toString(e.getCode()), e.getMessage());
-                } else {
-                    span.failed(e.getClass().getName(), e.getMessage());
-                }
-                throw e;
-            }
-        }
     }
 }

@@ -1,11 +1,10 @@
 package com.example.crawl.egress.providerhealth;
 
 import com.example.crawl.egress.api.ProviderHealth;
-import com.example.crawl.egress.tracing.ActiveSpan;
+import com.example.crawl.egress.tracing.KubernetesCall;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
-import io.opentelemetry.api.trace.SpanKind;
 import io.opentelemetry.api.trace.Tracer;
 import java.net.HttpURLConnection;
 import java.util.List;
@@ -81,22 +80,7 @@ final class ClusterHealthStore implements HealthStore {
 
     /** Runs one API request in a client span, if a span is current. */
     private <T> T call(String verb, String name, Supplier<T> request) {
-        var builder = tracer.spanBuilder("k8s.providerhealths." + verb).setSpanKind(SpanKind.CLIENT);
-        if (!name.isEmpty()) {
-            builder.setAttribute("k8s.object.name", name);
-        }
-        try (ActiveSpan span = ActiveSpan.child(builder)) {
-            try {
-                return request.get();
-            } catch (KubernetesClientException e) {
-                if (e.getCode() > 0) {
-                    span.set("http.response.status_code", e.getCode()).failed(Integer.toString(e.getCode()), e.getMessage());
-                } else {
-                    span.failed(e.getClass().getName(), e.getMessage());
-                }
-                throw e;
-            }
-        }
+        return KubernetesCall.traced(tracer, "providerhealths", verb, "", name, request);
     }
 
     /** 409 and 404 mean "read again"; anything else is a real failure and propagates. */

@@ -1,5 +1,6 @@
 package com.example.crawl.egress.providerhealth;
 
+import com.example.crawl.egress.provider.CheckCall;
 import com.example.crawl.egress.provider.Checker;
 import com.example.crawl.egress.provider.TargetStatus;
 import java.time.Instant;
@@ -14,7 +15,7 @@ import java.util.function.Consumer;
 /**
  * One configured provider that can be checked, and what the monitor keeps of it between rounds:
  * whether a call to its {@link Checker} is still running, and the names of the targets its last
- * answer had, which a check that misses the deadline reports as {@code Timeout}.
+ * answer had, which a check that misses the round's deadline reports as {@value CheckCall#TIMEOUT}.
  *
  * <p>Each call runs on a platform thread of its own (a checker may block in native code, as a
  * libvirt client does, which must not pin a virtual thread's carrier). A call still running is
@@ -23,8 +24,6 @@ import java.util.function.Consumer;
  */
 final class MonitoredProvider {
 
-    /** Reason of a target whose check did not answer before the round's deadline. */
-    static final String TIMEOUT = "Timeout";
     /** Reason when a checker broke its contract and threw. */
     static final String CHECK_FAILED = "CheckFailed";
     /** Reason when a checker answered with no target at all. */
@@ -89,7 +88,7 @@ final class MonitoredProvider {
     /** Every target this provider is known to have (or one named after it), each {@code Timeout}. */
     List<TargetStatus> timedOut(String message) {
         List<String> names = knownTargets.isEmpty() ? List.of(name) : knownTargets;
-        return names.stream().map(t -> TargetStatus.notReady(t, TIMEOUT, message, Map.of())).toList();
+        return names.stream().map(t -> TargetStatus.notReady(t, CheckCall.TIMEOUT, message, Map.of())).toList();
     }
 
     /** One status per target name, the first one kept; a provider with none gets one that says so. */

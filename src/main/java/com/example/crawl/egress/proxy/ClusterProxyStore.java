@@ -4,11 +4,10 @@ import com.example.crawl.egress.api.Proxy;
 import com.example.crawl.egress.cache.ProxyInformers;
 import com.example.crawl.egress.cache.ProxyKey;
 import com.example.crawl.egress.runtime.ObjectChangedException;
-import com.example.crawl.egress.tracing.ActiveSpan;
+import com.example.crawl.egress.tracing.KubernetesCall;
 import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
-import io.opentelemetry.api.trace.SpanKind;
 import io.opentelemetry.api.trace.Tracer;
 import java.net.HttpURLConnection;
 import java.util.Optional;
@@ -60,7 +59,8 @@ public final class ClusterProxyStore implements ProxyStore {
     public Optional<Secret> createSecret(Secret secret) {
         try {
             String namespace = secret.getMetadata().getNamespace();
-            return Optional.of(call("k8s.secrets.create", namespace, secret.getMetadata().getName(),
+            String name = secret.getMetadata().getName();
+            return Optional.of(KubernetesCall.traced(tracer, "secrets", "create", namespace, name,
                     () -> client.secrets().inNamespace(namespace).resource(secret).create()));
         } catch (KubernetesClientException e) {
             if (e.getCode() == HttpURLConnection.HTTP_CONFLICT) {
@@ -72,20 +72,21 @@ public final class ClusterProxyStore implements ProxyStore {
 
     @Override
     public Optional<Secret> readSecret(String namespace, String name) {
-        return Optional.ofNullable(call("k8s.secrets.get", namespace, name,
+        return Optional.ofNullable(KubernetesCall.traced(tracer, "secrets", "get", namespace, name,
                 () -> client.secrets().inNamespace(namespace).withName(name).get()));
     }
 
     @Override
     public void deleteSecret(String namespace, String name) {
         // fabric8 answers a 404 with an empty list rather than an exception: already gone is done.
-        call("k8s.secrets.delete", namespace, name, () -> client.secrets().inNamespace(namespace).withName(name).delete());
+        KubernetesCall.traced(tracer, "secrets", "delete", namespace, name,
+                () -> client.secrets().inNamespace(namespace).withName(name).delete());
     }
 
     @Override
     public Proxy update(Proxy proxy) throws ObjectChangedException {
         try {
-            return call("k8s.proxies.update", proxy, () -> client.resource(proxy).update());
+            return proxies("update", proxy, () -> client.resource(proxy).update());
         } catch (KubernetesClientException e) {
             throw ObjectChangedException.orRethrow(e);
         }
@@ -94,30 +95,14 @@ public final class ClusterProxyStore implements ProxyStore {
     @Override
     public Proxy updateStatus(Proxy proxy) throws ObjectChangedException {
         try {
-            return call("k8s.proxies.updateStatus", proxy, () -> client.resource(proxy).updateStatus());
+            return proxies("updateStatus", proxy, () -> client.resource(proxy).updateStatus());
         } catch (KubernetesClientException e) {
             throw ObjectChangedException.orRethrow(e);
         }
     }
 
-    private <T> T call(String span, Proxy proxy, Supplier<T> request) {
-        return call(span, proxy.getMetadata().getNamespace(), proxy.getMetadata().getName(), request);
-    }
-
-    /** Runs one API request in a client span, if a span is current. */
-    private <T> T call(String name, String namespace, String object, Supplier<T> request) {
-        try (ActiveSpan span = ActiveSpan.child(tracer.spanBuilder(name).setSpanKind(SpanKind.CLIENT)
-                .setAttribute("k8s.namespace.name", namespace).setAttribute("k8s.object.name", object))) {
-            try {
-                return request.get();
-            } catch (KubernetesClientException e) {
-                if (e.getCode() > 0) {
-                    span.set("http.response.status_code", e.getCode()).failed(Integer.toString(e.getCode()), e.getMessage());
-                } else {
-                    span.failed(e.getClass().getName(), e.getMessage());
-                }
-                throw e;
-            }
-        }
+    private <T> T proxies(String verb, Proxy proxy, Supplier<T> request) {
+        return KubernetesCall.traced(tracer, "proxies", verb, proxy.getMetadata().getNamespace(),
+                proxy.getMetadata().getName(), request);
     }
 }

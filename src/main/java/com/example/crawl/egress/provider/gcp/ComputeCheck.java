@@ -1,5 +1,6 @@
 package com.example.crawl.egress.provider.gcp;
 
+import com.example.crawl.egress.provider.CheckCall;
 import com.google.api.client.http.HttpResponseException;
 import com.google.api.gax.rpc.DeadlineExceededException;
 import java.net.SocketTimeoutException;
@@ -15,7 +16,7 @@ import java.util.regex.Pattern;
  * {@code ProviderHealth} API values.
  *
  * <ul>
- *   <li>no HTTP answer: {@value #TIMEOUT} when the call's deadline passed, else
+ *   <li>no HTTP answer: {@value CheckCall#TIMEOUT} when the call's deadline passed, else
  *       {@value #UNREACHABLE} (refused, reset, name not resolved);</li>
  *   <li>401: {@value #UNAUTHORIZED};</li>
  *   <li>429, status {@code RESOURCE_EXHAUSTED}, or a rate or quota reason: {@value #QUOTA_EXCEEDED};</li>
@@ -29,7 +30,6 @@ import java.util.regex.Pattern;
  */
 final class ComputeCheck {
 
-    static final String TIMEOUT = "Timeout";
     static final String UNREACHABLE = "Unreachable";
     static final String UNAUTHORIZED = "Unauthorized";
     static final String FORBIDDEN = "Forbidden";
@@ -50,7 +50,7 @@ final class ComputeCheck {
     static String reason(Throwable e) {
         HttpResponseException http = ComputeFailure.find(e, HttpResponseException.class);
         if (http == null) {
-            return timedOut(e) ? TIMEOUT : UNREACHABLE;
+            return timedOut(e) ? CheckCall.TIMEOUT : UNREACHABLE;
         }
         ComputeFailure.GoogleError error = ComputeFailure.GoogleError.parse(http);
         if (error.code() == 401) {

@@ -2,6 +2,7 @@ package com.example.crawl.egress.provider.gcp;
 
 import com.example.crawl.egress.config.ConfigException;
 import com.example.crawl.egress.config.ProviderConfig;
+import com.example.crawl.egress.provider.CheckCall;
 import com.example.crawl.egress.provider.Checker;
 import com.example.crawl.egress.provider.CreateRequest;
 import com.example.crawl.egress.provider.EgressPolicy;
@@ -22,6 +23,7 @@ import com.google.cloud.compute.v1.InstancesScopedList;
 import com.google.cloud.compute.v1.Operation;
 import com.google.cloud.compute.v1.Warning;
 import java.security.SecureRandom;
+import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -30,10 +32,6 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.TreeMap;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 
 /**
  * The {@code gcp} provider: one Compute Engine VM per Proxy in the provider's project, made and
@@ -201,7 +199,7 @@ public final class GcpProvider implements Provider, Checker, ListsForDrift, Auto
     }
 
     /**
-     * One page of the managed-instance list with {@code maxResults=1}, on a virtual thread, waited
+     * One page of the managed-instance list with {@code maxResults=1}, a {@link CheckCall} waited
      * for no later than {@code deadline}; the request is bounded by the same time (and never by
      * more than {@link #REQUEST_TIMEOUT}), so an abandoned one ends too. Uses the shared client,
      * never closes it. Target: the project id. Never throws.
@@ -209,44 +207,28 @@ public final class GcpProvider implements Provider, Checker, ListsForDrift, Auto
     @Override
     public List<TargetStatus> check(Instant deadline) {
         Map<String, String> details = new TreeMap<>(Map.of("project", project));
-        Duration left = Duration.between(Instant.now(), deadline);
-        if (left.isNegative() || left.isZero()) {
-            return List.of(TargetStatus.notReady(project, ComputeCheck.TIMEOUT, "no time left before the deadline",
-                    details));
-        }
         String what = "list managed instances in project " + project + " (one page)";
         AggregatedListInstancesRequest request = AggregatedListInstancesRequest.newBuilder().setProject(project)
                 .setFilter(filter).setReturnPartialSuccess(true).setMaxResults(1).build();
-        HttpJsonCallContext bounded = HttpJsonCallContext.createDefault()
-                .withTimeoutDuration(left.compareTo(REQUEST_TIMEOUT) < 0 ? left : REQUEST_TIMEOUT);
-        CompletableFuture<InstanceAggregatedList> listing = new CompletableFuture<>();
+        CheckCall.Work<InstanceAggregatedList> onePage = left -> client.aggregatedListCallable().call(request,
+                HttpJsonCallContext.createDefault().withTimeoutDuration(left.compareTo(REQUEST_TIMEOUT) < 0 ? left : REQUEST_TIMEOUT));
         try {
-            Thread.ofVirtual().name("gcp-check").start(() -> {
-                try {
-                    listing.complete(client.aggregatedListCallable().call(request, bounded));
-                } catch (Throwable t) {
-                    listing.completeExceptionally(t);
-                }
-            });
-            return List.of(verdict(listing.get(left.toNanos(), TimeUnit.NANOSECONDS), details));
-        } catch (ExecutionException e) {
-            Throwable cause = e.getCause() == null ? e : e.getCause();
-            String reason = ComputeCheck.reason(cause);
-            String permission = ComputeCheck.permission(cause);
-            if (ComputeCheck.FORBIDDEN.equals(reason) && !permission.isEmpty()) {
-                details.put("permission", permission);
-            }
-            return List.of(TargetStatus.notReady(project, reason, ComputeCheck.describe(what, cause), details));
-        } catch (TimeoutException e) {
-            return List.of(TargetStatus.notReady(project, ComputeCheck.TIMEOUT, what + ": no answer before the deadline",
-                    details));
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return List.of(TargetStatus.notReady(project, ComputeCheck.TIMEOUT, "interrupted while checking", details));
+            return List.of(CheckCall.start("gcp-check", deadline, Clock.systemUTC(), onePage)
+                    .await(project, what, details, page -> verdict(page, details), cause -> failed(what, cause, details)));
         } catch (RuntimeException e) {
             // A check never throws: whatever escaped the mapping above is an API error with its message.
             return List.of(TargetStatus.notReady(project, ComputeCheck.API_ERROR, what + ": " + e, details));
         }
+    }
+
+    /** The check call failed with {@code cause}: its reason, and the permission a 403 names. */
+    private TargetStatus failed(String what, Throwable cause, Map<String, String> details) {
+        String reason = ComputeCheck.reason(cause);
+        String permission = ComputeCheck.permission(cause);
+        if (ComputeCheck.FORBIDDEN.equals(reason) && !permission.isEmpty()) {
+            details.put("permission", permission);
+        }
+        return TargetStatus.notReady(project, reason, ComputeCheck.describe(what, cause), details);
     }
 
     /** Ready with the number of zones that answered, unless a zone did not: then listByTag fails too. */

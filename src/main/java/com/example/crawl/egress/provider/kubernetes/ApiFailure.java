@@ -1,5 +1,6 @@
 package com.example.crawl.egress.provider.kubernetes;
 
+import com.example.crawl.egress.provider.CheckCall;
 import com.example.crawl.egress.provider.ProviderException;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import java.io.InterruptedIOException;
@@ -18,7 +19,6 @@ final class ApiFailure {
 
     static final String FORBIDDEN = "Forbidden";
     static final String UNAUTHORIZED = "Unauthorized";
-    static final String TIMEOUT = "Timeout";
     static final String UNREACHABLE = "Unreachable";
     static final String API_ERROR = "APIError";
 
@@ -65,7 +65,7 @@ final class ApiFailure {
      */
     static String checkReason(Throwable t) {
         if (timedOut(t)) {
-            return TIMEOUT;
+            return CheckCall.TIMEOUT;
         }
         int code = t instanceof KubernetesClientException k ? k.getCode() : 0;
         return switch (code) {

@@ -1,6 +1,7 @@
 package com.example.crawl.egress.provider.kubernetes;
 
 import com.example.crawl.egress.config.ProviderConfig;
+import com.example.crawl.egress.provider.CheckCall;
 import com.example.crawl.egress.provider.Checker;
 import com.example.crawl.egress.provider.CreateRequest;
 import com.example.crawl.egress.provider.EgressPolicy;
@@ -26,10 +27,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 
 /**
  * The {@code kubernetes} provider: one Squid pod per Proxy in this cluster ({@link PodTemplate}),
@@ -199,40 +196,20 @@ public final class PodProvider implements Provider, Checker {
     }
 
     /**
-     * Lists at most one managed pod in all namespaces, on a virtual thread, and waits for it no
-     * later than {@code deadline}; the request itself is bounded by the same time, so an
+     * Lists at most one managed pod in all namespaces, a {@link CheckCall} waited for no later
+     * than {@code deadline}; the request itself is bounded by the same time, so an
      * abandoned one ends too. Target {@code apiserver}; reasons as {@link ApiFailure#checkReason}.
      */
     @Override
     public List<TargetStatus> check(Instant deadline) {
         Map<String, String> details = Map.of("namespace", namespace.isEmpty() ? "(each Proxy's own)" : namespace);
-        Duration left = Duration.between(clock.instant(), deadline);
-        if (left.isNegative() || left.isZero()) {
-            return List.of(TargetStatus.notReady(TARGET, ApiFailure.TIMEOUT, "no time left before the deadline", details));
-        }
-        KubernetesClient checking = bounded(client, left.compareTo(requestTimeout) < 0 ? left : requestTimeout);
-        CompletableFuture<PodList> listing = new CompletableFuture<>();
-        Thread.ofVirtual().name("kubernetes-check").start(() -> {
-            try {
-                listing.complete(managedPods(checking, new ListOptionsBuilder().withLimit(1L).build()));
-            } catch (Throwable t) {
-                listing.completeExceptionally(t);
-            }
-        });
-        try {
-            listing.get(left.toNanos(), TimeUnit.NANOSECONDS);
-            return List.of(TargetStatus.ready(TARGET, details));
-        } catch (ExecutionException e) {
-            Throwable cause = e.getCause() == null ? e : e.getCause();
-            return List.of(TargetStatus.notReady(TARGET, ApiFailure.checkReason(cause),
-                    "list managed pods in all namespaces: " + ApiFailure.describe(cause), details));
-        } catch (TimeoutException e) {
-            return List.of(TargetStatus.notReady(TARGET, ApiFailure.TIMEOUT,
-                    "list managed pods in all namespaces: no answer before the deadline", details));
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return List.of(TargetStatus.notReady(TARGET, ApiFailure.TIMEOUT, "interrupted while checking", details));
-        }
+        String what = "list managed pods in all namespaces";
+        CheckCall.Work<PodList> onePod = left -> managedPods(
+                bounded(client, left.compareTo(requestTimeout) < 0 ? left : requestTimeout),
+                new ListOptionsBuilder().withLimit(1L).build());
+        return List.of(CheckCall.start("kubernetes-check", deadline, clock, onePod).await(TARGET, what, details,
+                pods -> TargetStatus.ready(TARGET, details), cause -> TargetStatus.notReady(TARGET,
+                        ApiFailure.checkReason(cause), what + ": " + ApiFailure.describe(cause), details)));
     }
 
     /** The existing pod behind a 409, if it is this owner's; a pod of another owner is never adopted. */

@@ -1,19 +1,16 @@
 package com.example.crawl.egress.provider.kvm;
 
 import com.example.crawl.egress.config.ProviderConfig;
+import com.example.crawl.egress.provider.CheckCall;
 import com.example.crawl.egress.provider.ProviderException;
 import com.example.crawl.egress.provider.TargetStatus;
-import java.time.Duration;
+import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import org.libvirt.Connect;
 import org.libvirt.Error.ErrorNumber;
 import org.libvirt.LibvirtException;
@@ -21,21 +18,23 @@ import org.libvirt.StoragePool;
 import org.libvirt.StoragePoolInfo;
 
 /**
- * One round of the kvm checker: every host at once, each on a virtual thread that waits for
- * {@link HostPool#probe} (the native work runs on the host's own platform thread), and every
- * verdict in by the deadline. Target: the host's name; details: address, SSH user, pool, and when
- * reached libvirt's version, the hostname, the pool's capacity and free bytes.
+ * One round of the kvm checker: every host at once, each a {@link CheckCall} whose virtual thread
+ * waits for {@link HostPool#probe} (the native work runs on the host's own platform thread), and
+ * every verdict in by the deadline. Target: the host's name; details: address, SSH user, pool,
+ * and when reached libvirt's version, the hostname, the pool's capacity and free bytes.
  */
 final class HostChecks {
 
     private final Map<String, ProviderConfig.KvmHost> configs;
     private final HostPool hosts;
     private final String pool;
+    private final Clock clock;
 
-    HostChecks(Map<String, ProviderConfig.KvmHost> configs, HostPool hosts, String pool) {
+    HostChecks(Map<String, ProviderConfig.KvmHost> configs, HostPool hosts, String pool, Clock clock) {
         this.configs = configs;
         this.hosts = hosts;
         this.pool = pool;
+        this.clock = clock;
     }
 
     /** What one host told the probe. {@code poolInfo} is null when the pool does not exist. */
@@ -44,31 +43,17 @@ final class HostChecks {
 
     /** One status per host, in config order, by {@code deadline}. Never throws. */
     List<TargetStatus> check(Instant deadline) {
-        Map<String, CompletableFuture<TargetStatus>> running = new LinkedHashMap<>();
+        // Virtual threads are right here: each only waits for the probe, whose native work runs
+        // on the host's own platform thread.
+        Map<String, CheckCall<TargetStatus>> running = new LinkedHashMap<>();
         for (String host : hosts.hostNames()) {
-            CompletableFuture<TargetStatus> verdict = new CompletableFuture<>();
-            Thread.ofVirtual().name("kvm-check-" + host).start(() -> verdict.complete(checkHost(host, deadline)));
-            running.put(host, verdict);
+            running.put(host, CheckCall.start("kvm-check-" + host, deadline, clock, left -> checkHost(host, deadline)));
         }
         List<TargetStatus> out = new ArrayList<>();
-        running.forEach((host, verdict) -> out.add(await(host, verdict, deadline)));
+        running.forEach((host, call) -> out.add(call.await(host, "host " + host, details(host), verdict -> verdict,
+                failure -> TargetStatus.notReady(host, KvmCheck.LIBVIRT_ERROR, "host " + host + ": " + failure,
+                        details(host)))));
         return out;
-    }
-
-    private TargetStatus await(String host, CompletableFuture<TargetStatus> verdict, Instant deadline) {
-        long left = Math.max(0, Duration.between(Instant.now(), deadline).toNanos());
-        try {
-            return verdict.get(left, TimeUnit.NANOSECONDS);
-        } catch (TimeoutException e) {
-            return TargetStatus.notReady(host, KvmCheck.TIMEOUT, "host " + host + ": no answer before the deadline",
-                    details(host));
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return TargetStatus.notReady(host, KvmCheck.TIMEOUT, "interrupted while checking", details(host));
-        } catch (ExecutionException e) {
-            return TargetStatus.notReady(host, KvmCheck.LIBVIRT_ERROR, "host " + host + ": " + e.getCause(),
-                    details(host));
-        }
     }
 
     private TargetStatus checkHost(String host, Instant deadline) {

@@ -1,5 +1,6 @@
 package com.example.crawl.egress.provider.kvm;
 
+import com.example.crawl.egress.provider.CheckCall;
 import com.example.crawl.egress.provider.ProviderException;
 import java.util.concurrent.TimeoutException;
 import org.libvirt.Error.ErrorNumber;
@@ -11,7 +12,7 @@ import org.libvirt.LibvirtException;
  * {@code ProviderHealth} API values.
  *
  * <ul>
- *   <li>no answer before the deadline, or an earlier check still waiting: {@value #TIMEOUT};</li>
+ *   <li>no answer before the deadline, or an earlier check still waiting: {@value CheckCall#TIMEOUT};</li>
  *   <li>dial stage {@code tcp}: {@value #SSH_UNREACHABLE};</li>
  *   <li>dial stage {@code ssh-handshake} (host key not in known_hosts, user key refused):
  *       {@value #SSH_HANDSHAKE_FAILED};</li>
@@ -25,7 +26,6 @@ import org.libvirt.LibvirtException;
  */
 final class KvmCheck {
 
-    static final String TIMEOUT = "Timeout";
     static final String SSH_UNREACHABLE = "SSHUnreachable";
     static final String SSH_HANDSHAKE_FAILED = "SSHHandshakeFailed";
     static final String LIBVIRT_UNREACHABLE = "LibvirtUnreachable";
@@ -45,7 +45,7 @@ final class KvmCheck {
                     || LibvirtFailure.is(l, ErrorNumber.VIR_ERR_INVALID_CONN) ? LIBVIRT_UNREACHABLE : LIBVIRT_ERROR;
         }
         if (timedOut(e)) {
-            return TIMEOUT;
+            return CheckCall.TIMEOUT;
         }
         return DialFailure.stageOf(e).map(stage -> switch (stage) {
             case TCP -> SSH_UNREACHABLE;

@@ -238,7 +238,7 @@ public final class KvmProvider implements Provider, Checker, AutoCloseable {
 
     @Override
     public List<TargetStatus> check(Instant deadline) {
-        return new HostChecks(hostConfigs, hosts, pool).check(deadline);
+        return new HostChecks(hostConfigs, hosts, pool, clock).check(deadline);
     }
 
     @Override

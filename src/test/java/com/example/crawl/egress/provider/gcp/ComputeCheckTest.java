@@ -2,6 +2,7 @@ package com.example.crawl.egress.provider.gcp;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import com.example.crawl.egress.provider.CheckCall;
 import com.google.api.client.http.HttpHeaders;
 import com.google.api.client.http.HttpResponseException;
 import java.net.ConnectException;
@@ -60,7 +61,7 @@ class ComputeCheckTest {
 
     @Test
     void shouldTellATimeoutFromNoConnection() {
-        assertEquals(ComputeCheck.TIMEOUT, ComputeCheck.reason(new RuntimeException(new HttpTimeoutException("timed out"))));
+        assertEquals(CheckCall.TIMEOUT, ComputeCheck.reason(new RuntimeException(new HttpTimeoutException("timed out"))));
         assertEquals(ComputeCheck.UNREACHABLE, ComputeCheck.reason(new RuntimeException(new ConnectException("refused"))));
         assertEquals(ComputeCheck.UNREACHABLE,
                 ComputeCheck.reason(new RuntimeException(new SocketException("Unexpected end of file from server"))));

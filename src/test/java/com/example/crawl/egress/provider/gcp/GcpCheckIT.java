@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.example.crawl.egress.provider.CheckCall;
 import com.example.crawl.egress.provider.EgressPolicy;
 import com.example.crawl.egress.provider.TargetStatus;
 import java.io.IOException;
@@ -142,7 +143,7 @@ class GcpCheckIT {
                 + " after the deadline");
         assertEquals(1, statuses.size());
         assertFalse(statuses.get(0).ready());
-        assertEquals(ComputeCheck.TIMEOUT, statuses.get(0).reason());
+        assertEquals(CheckCall.TIMEOUT, statuses.get(0).reason());
         // The abandoned call did not close the shared client: the provider's own calls go on.
         assertEquals(List.of(), provider.listByTag());
     }
@@ -151,7 +152,7 @@ class GcpCheckIT {
     void shouldReportATimeoutWithoutCallingWhenTheDeadlineHasPassed() {
         List<TargetStatus> statuses = provider.check(Instant.now().minusMillis(1));
 
-        assertEquals(ComputeCheck.TIMEOUT, statuses.get(0).reason());
+        assertEquals(CheckCall.TIMEOUT, statuses.get(0).reason());
         assertEquals(List.of(), compute.requests());
     }
 

@@ -13,6 +13,7 @@ import com.example.crawl.egress.api.KvmSpec;
 import com.example.crawl.egress.api.ProxyCredentials;
 import com.example.crawl.egress.config.ConfigException;
 import com.example.crawl.egress.config.ProviderConfig;
+import com.example.crawl.egress.provider.CheckCall;
 import com.example.crawl.egress.provider.CreateRequest;
 import com.example.crawl.egress.provider.EgressPolicy;
 import com.example.crawl.egress.provider.Instance;
@@ -290,7 +291,7 @@ class KvmProviderIT {
             try {
                 long start = System.nanoTime();
                 TargetStatus status = provider.check(Instant.now().plusSeconds(2)).getFirst();
-                assertEquals(KvmCheck.TIMEOUT, status.reason(), status.toString());
+                assertEquals(CheckCall.TIMEOUT, status.reason(), status.toString());
                 assertWithin(Duration.ofSeconds(3), start);
 
                 start = System.nanoTime();
@@ -331,7 +332,7 @@ class KvmProviderIT {
                 long start = System.nanoTime();
                 List<TargetStatus> statuses = provider.check(Instant.now().plusSeconds(3));
                 assertWithin(Duration.ofSeconds(4), start);
-                assertEquals(KvmCheck.TIMEOUT, statuses.get(0).reason(), statuses.toString());
+                assertEquals(CheckCall.TIMEOUT, statuses.get(0).reason(), statuses.toString());
                 assertTrue(statuses.get(1).ready(), statuses.toString());
                 assertThrows(ProviderException.NotFound.class, () -> provider.get("hosts/lab2/domains/egress-kvm-none"),
                         "the second host answers while the first hangs");

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.example.crawl.egress.config.ProviderConfig;
+import com.example.crawl.egress.provider.CheckCall;
 import com.example.crawl.egress.provider.ProviderException;
 import java.lang.reflect.Constructor;
 import java.util.Optional;
@@ -44,7 +45,7 @@ class LibvirtFailureTest {
 
     @Test
     void shouldGiveTheCheckerAReasonPerFailure() throws Exception {
-        assertEquals(KvmCheck.TIMEOUT, KvmCheck.reason(new ProviderException.Transient("late",
+        assertEquals(CheckCall.TIMEOUT, KvmCheck.reason(new ProviderException.Transient("late",
                 new TimeoutException("late"))));
         assertEquals(KvmCheck.SSH_UNREACHABLE, KvmCheck.reason(dial(DialFailure.Stage.TCP)));
         assertEquals(KvmCheck.SSH_HANDSHAKE_FAILED, KvmCheck.reason(dial(DialFailure.Stage.SSH_HANDSHAKE)));
