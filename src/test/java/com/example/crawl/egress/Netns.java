@@ -8,20 +8,24 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.stream.Stream;
 
 /**
  * A named network namespace ({@code ip netns}) and the commands {@link NetnsLab} runs in it. Every
  * command goes through {@code ip netns exec}: only adding, listing and deleting the namespace
  * itself run in the host's. Children get {@link #PATH} and nothing else from the environment, so
- * no proxy variable reaches curl.
+ * no proxy variable reaches curl. {@link #loopbackOnly} makes one for a test of its own: a process
+ * there may listen on any port, and nothing outside the namespace reaches it or is reached.
  *
  * <p>Thread-safe: each command writes its output to files of its own in the scratch directory.
  */
-final class Netns {
+public final class Netns {
 
     static final String PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
     private static final Duration COMMAND_WAIT = Duration.ofSeconds(15);
@@ -34,6 +38,44 @@ final class Netns {
     Netns(String name, Path scratch) {
         this.name = name;
         this.scratch = scratch;
+    }
+
+    /**
+     * A new namespace ({@code egress-it-<random>}) whose only interface is {@code lo}, up. The
+     * caller {@link #delete}s it.
+     *
+     * @throws org.opentest4j.TestAbortedException without root or {@code ip} (see {@link #requireUsable})
+     */
+    public static Netns loopbackOnly(Path scratch) {
+        requireUsable();
+        Netns netns = new Netns("egress-it-" + HexFormat.of().toHexDigits(ThreadLocalRandom.current().nextInt()), scratch);
+        netns.add();
+        try {
+            netns.run("ip", "link", "set", "lo", "up");
+            return netns;
+        } catch (RuntimeException e) {
+            netns.delete();
+            throw e;
+        }
+    }
+
+    /** Skips (or, under {@code EGRESS_IT_REQUIRED=1}, fails) the test without root or {@code ip}. */
+    static void requireUsable() {
+        ItRequirements.require("root", isRoot(), "network namespaces need it: run the ITs as root, as CI does");
+        ItRequirements.require("ip", installed("ip"), "apt-get install iproute2");
+    }
+
+    /** Whether {@code tool} is an executable in a directory of {@link #PATH}. */
+    static boolean installed(String tool) {
+        return Stream.of(PATH.split(":")).map(d -> Path.of(d, tool)).anyMatch(Files::isExecutable);
+    }
+
+    private static boolean isRoot() {
+        try {
+            return Integer.valueOf(0).equals(Files.getAttribute(Path.of("/proc/self"), "unix:uid"));
+        } catch (IOException | UnsupportedOperationException e) {
+            return false;
+        }
     }
 
     String name() {
@@ -49,7 +91,7 @@ final class Netns {
      * Kills, by process id, whatever still runs in the namespace, then deletes it. Does nothing if
      * it does not exist (any more, or yet).
      */
-    void delete() {
+    public void delete() {
         if (!Files.exists(Path.of("/run/netns", name))) {
             return;
         }
@@ -71,8 +113,12 @@ final class Netns {
         return exec(inside(command), stdin);
     }
 
-    /** A process builder for {@code command} in the namespace, for processes that keep running. */
-    ProcessBuilder builder(List<String> command) {
+    /**
+     * A process builder for {@code command} in the namespace, for processes that keep running. The
+     * process is {@code command} itself ({@code ip netns exec} replaces itself with it), so its
+     * pid is the command's.
+     */
+    public ProcessBuilder builder(List<String> command) {
         return withPathOnly(new ProcessBuilder(inside(command.toArray(String[]::new))));
     }
 

@@ -92,11 +92,10 @@ public final class NetnsLab implements AutoCloseable {
      * @throws IllegalStateException               if a step fails; nothing is left behind
      */
     public static NetnsLab create() throws IOException {
-        ItRequirements.require("root", isRoot(), "network namespaces need it: run the ITs as root, as CI does");
-        ItRequirements.require("ip", installed("ip"), "apt-get install iproute2");
-        ItRequirements.require("curl", installed("curl"), "apt-get install curl");
-        ItRequirements.require("squid", installed("squid"), "apt-get install squid");
-        ItRequirements.require("unshare and setpriv", installed("unshare") && installed("setpriv"),
+        Netns.requireUsable();
+        ItRequirements.require("curl", Netns.installed("curl"), "apt-get install curl");
+        ItRequirements.require("squid", Netns.installed("squid"), "apt-get install squid");
+        ItRequirements.require("unshare and setpriv", Netns.installed("unshare") && Netns.installed("setpriv"),
                 "apt-get install util-linux");
         String name = "egress-it-" + HexFormat.of().toHexDigits(ThreadLocalRandom.current().nextInt());
         Path dir = Files.createTempDirectory(name + "-");
@@ -378,17 +377,5 @@ public final class NetnsLab implements AutoCloseable {
             failure.addSuppressed(e);
             return failure;
         }
-    }
-
-    private static boolean isRoot() {
-        try {
-            return Integer.valueOf(0).equals(Files.getAttribute(Path.of("/proc/self"), "unix:uid"));
-        } catch (IOException | UnsupportedOperationException e) {
-            return false;
-        }
-    }
-
-    private static boolean installed(String tool) {
-        return Stream.of(Netns.PATH.split(":")).map(d -> Path.of(d, tool)).anyMatch(Files::isExecutable);
     }
 }

@@ -33,9 +33,12 @@ final class FlagTable {
                 .define("leader-election-renew-deadline", "10s", "how long the leader tries to renew before giving up")
                 .define("leader-election-retry-period", "2s", "how often candidates retry to acquire or renew")
                 .define("metrics-address", ":8080", "listen address of /metrics (Prometheus text, OpenMetrics or "
-                        + "protobuf, as the scraper asks), or 0 to turn the listener off")
-                .define("health-address", ":8081", "listen address of /healthz and /readyz, or 0 to turn it off")
-                .define("discovery-address", ":8090", "listen address of the discovery and lease API")
+                        + "protobuf, as the scraper asks), or 0 to turn the listener off; with --local, "
+                        + "127.0.0.1:8080 unless given")
+                .define("health-address", ":8081", "listen address of /healthz and /readyz, or 0 to turn it off; "
+                        + "with --local, 127.0.0.1:8081 unless given")
+                .define("discovery-address", ":8090", "listen address of the discovery and lease API; with --local, "
+                        + "127.0.0.1:8090 unless given")
                 .define("discovery-max-connections", "1024", "open discovery connections at most; one more is "
                         + "accepted and closed at once. Keep it above the slow or idle clients you expect: each holds "
                         + "a slot until --discovery-request-timeout or --discovery-idle-timeout ends it. These three "

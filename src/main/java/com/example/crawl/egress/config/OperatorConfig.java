@@ -58,6 +58,8 @@ public record OperatorConfig(
      */
     public static final URI LOCAL_PROBE_URL = URI.create("http://127.0.0.1:8091/generate_204");
 
+    /** Where local mode's listeners bind unless their address flags say otherwise. */
+    private static final String LOCAL_LISTEN_HOST = "127.0.0.1";
     /** The environment variable that carries the discovery API's bearer token. */
     public static final String DISCOVERY_TOKEN_ENV = "DISCOVERY_TOKEN";
     /** The environment variable (set by the downward API) naming the operator's own namespace. */
@@ -77,7 +79,10 @@ public record OperatorConfig(
             boolean enabled, String namespace, String id, Duration leaseDuration, Duration renewDeadline,
             Duration retryPeriod, String identity) { }
 
-    /** Listen addresses; metrics and health are optional ({@code --x-address=0} turns them off). */
+    /**
+     * Listen addresses; metrics and health are optional ({@code --x-address=0} turns them off). In
+     * local mode those not given are on 127.0.0.1.
+     */
     public record Endpoints(
             Optional<InetSocketAddress> metrics, Optional<InetSocketAddress> health, InetSocketAddress discovery) { }
 
@@ -190,8 +195,7 @@ public record OperatorConfig(
                         ? Optional.empty() : Optional.of(Path.of(f.string("providers-config"))),
                 clusterName(f),
                 leaderElection(f, env, local),
-                new Endpoints(optionalAddress(f, "metrics-address"), optionalAddress(f, "health-address"),
-                        f.address("discovery-address")),
+                endpoints(f, local),
                 reconcile(f),
                 gc(f),
                 providerChecks(f),
@@ -334,8 +338,25 @@ public record OperatorConfig(
                 LogSetup.parseLevel(f.oneOf("log-level", levels)));
     }
 
-    private static Optional<InetSocketAddress> optionalAddress(Flags f, String name) throws ConfigException {
-        return f.string(name).equals("0") ? Optional.empty() : Optional.of(f.address(name));
+    /**
+     * In a cluster the defaults listen on every interface, where Services and probes reach them; in
+     * local mode a laptop's every interface is whatever network it is on, so there a listener whose
+     * flag is not given listens on loopback only, at its default port. A given flag is taken as is.
+     */
+    private static Endpoints endpoints(Flags f, boolean local) throws ConfigException {
+        return new Endpoints(optionalAddress(f, "metrics-address", local), optionalAddress(f, "health-address", local),
+                address(f, "discovery-address", local));
+    }
+
+    private static Optional<InetSocketAddress> optionalAddress(Flags f, String name, boolean local)
+            throws ConfigException {
+        return f.string(name).equals("0") ? Optional.empty() : Optional.of(address(f, name, local));
+    }
+
+    private static InetSocketAddress address(Flags f, String name, boolean local) throws ConfigException {
+        InetSocketAddress a = f.address(name);
+        // As --name=127.0.0.1:port would give it: a literal, so nothing is looked up.
+        return local && !f.isSet(name) ? InetSocketAddress.createUnresolved(LOCAL_LISTEN_HOST, a.getPort()) : a;
     }
 
     /**

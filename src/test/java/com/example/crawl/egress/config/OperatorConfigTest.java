@@ -223,6 +223,51 @@ class OperatorConfigTest {
     }
 
     @Test
+    void shouldListenOnLoopbackOnlyInLocalModeUnlessAnAddressIsGiven() throws ConfigException {
+        OperatorConfig.Endpoints local = parse("--local").endpoints();
+        assertEquals("127.0.0.1:8090", hostPort(local.discovery()));
+        assertEquals(Optional.of("127.0.0.1:8080"), local.metrics().map(OperatorConfigTest::hostPort));
+        assertEquals(Optional.of("127.0.0.1:8081"), local.health().map(OperatorConfigTest::hostPort));
+    }
+
+    @Test
+    void shouldHonourAnAddressGivenInLocalModeAsGiven() throws ConfigException {
+        OperatorConfig.Endpoints given = parse("--local", "--discovery-address=0.0.0.0:8090",
+                "--metrics-address=:9100", "--health-address=0").endpoints();
+        assertEquals("0.0.0.0:8090", hostPort(given.discovery()));
+        assertEquals(Optional.of("0.0.0.0:9100"), given.metrics().map(OperatorConfigTest::hostPort));
+        assertEquals(Optional.empty(), given.health());
+        // One flag given leaves the others on loopback.
+        OperatorConfig.Endpoints one = parse("--local", "--discovery-address=:8090").endpoints();
+        assertEquals("0.0.0.0:8090", hostPort(one.discovery()));
+        assertEquals(Optional.of("127.0.0.1:8080"), one.metrics().map(OperatorConfigTest::hostPort));
+        assertEquals(Optional.of("127.0.0.1:8081"), one.health().map(OperatorConfigTest::hostPort));
+    }
+
+    @Test
+    void shouldListenOnEveryInterfaceInAClusterByDefault() throws ConfigException {
+        OperatorConfig.Endpoints cluster = parse().endpoints();
+        assertEquals("0.0.0.0:8090", hostPort(cluster.discovery()));
+        assertEquals(Optional.of("0.0.0.0:8080"), cluster.metrics().map(OperatorConfigTest::hostPort));
+        assertEquals(Optional.of("0.0.0.0:8081"), cluster.health().map(OperatorConfigTest::hostPort));
+    }
+
+    @Test
+    void shouldSayInHelpThatLocalModeListensOnLoopback() {
+        List<String> help = OperatorConfig.help().lines().toList();
+        for (Map.Entry<String, Integer> flag : Map.of("metrics-address", 8080, "health-address", 8081,
+                "discovery-address", 8090).entrySet()) {
+            String meaning = help.get(help.indexOf("  --" + flag.getKey() + "=VALUE") + 1);
+            assertTrue(meaning.contains("with --local, 127.0.0.1:" + flag.getValue() + " unless given"), meaning);
+        }
+    }
+
+    /** The address a listener binds, as {@code host:port}; every interface is {@code 0.0.0.0}. */
+    private static String hostPort(InetSocketAddress a) {
+        return a.getHostString() + ":" + a.getPort();
+    }
+
+    @Test
     void shouldCapProviderCheckTimeoutAtTheInterval() throws ConfigException {
         OperatorConfig c = parse("--provider-check-interval=10s", "--provider-check-timeout=30s");
         assertEquals(Duration.ofSeconds(10), c.providerChecks().timeout());

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.example.crawl.egress.ItRequirements;
+import com.example.crawl.egress.Netns;
 import com.example.crawl.egress.api.Phase;
 import com.example.crawl.egress.api.Proxy;
 import com.example.crawl.egress.provider.local.LocalProvider;
@@ -23,19 +24,24 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
+import java.util.stream.Collectors;
 
 /**
  * {@code java -jar ... --local} end to end, as the README walks through it: the sample Proxies
  * become Ready on real Squid processes, leases work through the discovery API, a request goes
  * through a leased proxy, cooldowns and capacity hold, a deleted Proxy's Squid stops, a killed
- * Squid is replaced, and no Squid outlives the operator, also after {@code kill -9}.
+ * Squid is replaced, no Squid outlives the operator, also after {@code kill -9}, and everything it
+ * serves listens on loopback only unless told otherwise.
  */
 class LocalModeIT {
 
@@ -178,6 +184,37 @@ class LocalModeIT {
         }
     }
 
+    /**
+     * Run as the README runs it, with no address flag, every socket the operator and its Squids
+     * listen on is bound to loopback, as the kernel reports it: on a laptop every other interface
+     * is whatever network it is on. It runs in a network namespace of its own, so that the default
+     * ports are free and nothing it binds is ever on the host's interfaces. The test reads the
+     * sockets from /proc and connects to nothing.
+     */
+    @Test
+    void shouldListenOnLoopbackOnlyWhenNoAddressIsGiven() throws Exception {
+        Netns netns = Netns.loopbackOnly(tmp);
+        try (LocalOperator op = LocalOperator.startWithoutAddressFlags(netns, tmp.resolve("state"))) {
+            int apiPort = URI.create(op.banner("Kubernetes API (embedded)")).getPort(); // printed once all listen
+            int squids = SampleProxies.SAMPLES.size() + SampleProxies.POOL_REPLICAS;
+            op.await(() -> squidListeners(op).size() >= squids, "a listening Squid for every sample and pool member");
+
+            List<ListeningSockets.Listener> own = ListeningSockets.of(op.process.pid());
+            Set<Integer> ports = own.stream().map(ListeningSockets.Listener::port).collect(Collectors.toSet());
+            // metrics, health, discovery, the probe target, kubectl's front (and the mock server's own port).
+            assertTrue(ports.containsAll(Set.of(8080, 8081, 8090, 8091, apiPort)), own.toString());
+            for (ListeningSockets.Listener l : own) {
+                assertEquals("127.0.0.1", l.address().getHostAddress(), "the operator listens on " + own);
+            }
+            for (ListeningSockets.Listener l : squidListeners(op)) {
+                assertTrue(l.address().isLoopbackAddress(), "a Squid listens on " + l);
+            }
+            assertStoppedCleanly(op);
+        } finally {
+            netns.delete();
+        }
+    }
+
     @Test
     void shouldSayHowToInstallSquidWhenItIsMissing() throws Exception {
         try (LocalOperator op = LocalOperator.start(tmp.resolve("state"), freePort(), freePort(),
@@ -224,6 +261,19 @@ class LocalModeIT {
         } catch (IOException | InterruptedException e) {
             return -1;
         }
+    }
+
+    /** What the Squids the state directory records listen on. */
+    private static List<ListeningSockets.Listener> squidListeners(LocalOperator op) {
+        List<ListeningSockets.Listener> out = new ArrayList<>();
+        try {
+            for (long pid : op.squidPids()) {
+                out.addAll(ListeningSockets.of(pid));
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return out;
     }
 
     private static JsonNode acquire(LocalOperator op, String body, int expected) throws Exception {

@@ -1,5 +1,7 @@
 package com.example.crawl.egress.local;
 
+import com.example.crawl.egress.Netns;
+
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -21,6 +23,7 @@ import java.util.Optional;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
+import java.util.function.Function;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -52,14 +55,31 @@ final class LocalOperator implements AutoCloseable {
 
     /** Starts the jar; does not wait for anything. */
     static LocalOperator start(Path stateDir, int discoveryPort, int healthPort, String... extra) throws IOException {
+        List<String> flags = new ArrayList<>(List.of("--discovery-address=127.0.0.1:" + discoveryPort,
+                "--health-address=127.0.0.1:" + healthPort, "--metrics-address=0"));
+        flags.addAll(List.of(extra));
+        return launch(stateDir, discoveryPort, healthPort, flags, ProcessBuilder::new);
+    }
+
+    /**
+     * Starts the jar without an address flag, as the README runs it, inside {@code netns}: there the
+     * default ports (discovery 8090, health 8081, metrics 8080, the probe target's 8091) are free
+     * whatever the host runs. Nothing in the host's namespace reaches it, {@link #call} included;
+     * {@link #process} is the JVM itself. Does not wait for anything.
+     */
+    static LocalOperator startWithoutAddressFlags(Netns netns, Path stateDir) throws IOException {
+        return launch(stateDir, 8090, 8081, List.of(), netns::builder);
+    }
+
+    private static LocalOperator launch(Path stateDir, int discoveryPort, int healthPort, List<String> flags,
+            Function<List<String>, ProcessBuilder> builder) throws IOException {
         Files.createDirectories(stateDir);
         Path output = Files.createTempFile(stateDir.getParent(), "local-operator", ".out");
         List<String> command = new ArrayList<>(List.of(
                 Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-jar", JAR.toString(), "--local",
-                "--local-state-dir=" + stateDir, "--discovery-address=127.0.0.1:" + discoveryPort,
-                "--health-address=127.0.0.1:" + healthPort, "--metrics-address=0"));
-        command.addAll(List.of(extra));
-        ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(output.toFile());
+                "--local-state-dir=" + stateDir));
+        command.addAll(flags);
+        ProcessBuilder pb = builder.apply(command).redirectErrorStream(true).redirectOutput(output.toFile());
         pb.environment().remove("JAVA_TOOL_OPTIONS");
         pb.environment().remove("DISCOVERY_TOKEN");
         return new LocalOperator(stateDir, output, discoveryPort, healthPort, pb.start());
