@@ -36,5 +36,10 @@ public enum Reason {
     /** Healthy=True: the last verdict-setting probes succeeded. */
     ProbeSucceeded,
     /** Healthy=False: the last verdict-setting probes failed. */
-    ProbeFailed
+    ProbeFailed,
+    /**
+     * Healthy=Unknown: it was True, but Provisioned is not True (failed, pending, being replaced or
+     * deleted), so no pass vouches for the instance and the proxy is not lent.
+     */
+    NotProvisioned
 }

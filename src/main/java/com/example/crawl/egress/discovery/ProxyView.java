@@ -17,8 +17,10 @@ import tools.jackson.databind.node.ObjectNode;
 /**
  * A Proxy as discovery shows and lends it: the lease store's {@link Candidate} plus where to
  * connect. The address is {@code status.ip} and {@code spec.port} for a Managed proxy and
- * {@code spec.endpoint} for an External one; a proxy without an address is listed but never
- * healthy, so never lent.
+ * {@code spec.endpoint} for an External one. A proxy is healthy, the only kind lent, exactly while
+ * it has an address, its {@code status.phase} is Ready and its {@code Healthy} condition is True:
+ * what the status calls Ready and healthy is what discovery lends. Any other proxy is listed, as
+ * unhealthy.
  *
  * @param candidate what the store selects on (namespace, name, attributes, health, latency, maxLeases)
  * @param host      the address to connect to, or null while there is none
@@ -53,7 +55,8 @@ record ProxyView(Candidate candidate, String host, Integer port, Phase phase, Pr
             host = null;
             port = null;
         }
-        boolean healthy = host != null
+        // The status's own word, both halves: phase Ready and Healthy=True (see the class comment).
+        boolean healthy = host != null && status.phase() == Phase.Ready
                 && Conditions.find(status.conditions(), Condition.HEALTHY).map(Condition::isTrue).orElse(false);
         Candidate candidate = new Candidate(proxy.getMetadata().getNamespace(), proxy.getMetadata().getName(),
                 spec.attributes(), healthy, status.latencyMillis(), Math.max(1, spec.maxLeases()));

@@ -10,7 +10,8 @@ import java.util.Objects;
  * @param namespace     the Proxy's namespace
  * @param name          the Proxy's name
  * @param attributes    its {@code spec.attributes}, matched against a selector
- * @param healthy       whether its {@code Healthy} condition is True; unhealthy proxies are never lent
+ * @param healthy       whether its status calls it Ready and healthy (phase Ready, {@code Healthy}
+ *                      True); unhealthy proxies are never lent
  * @param latencyMillis its {@code status.latencyMillis}, or null; lower wins a tie on lease count
  * @param maxLeases     its {@code spec.maxLeases}: concurrent leases it accepts
  * @param key           {@code namespace/name}, the proxy's identity in the store. A component so that

@@ -161,8 +161,9 @@ final class Pass {
     }
 
     /**
-     * Writes the staged status, with {@code observedGeneration} and {@code phase} derived, when it
-     * differs from what was read; does nothing after the finalizer was released.
+     * Writes the staged status, with {@code observedGeneration} and {@code phase} derived and an
+     * unproven {@code Healthy=True} taken back ({@link #withoutUnprovenHealth}), when it differs
+     * from what was read; does nothing after the finalizer was released.
      *
      * @return whether a write was made
      */
@@ -170,8 +171,9 @@ final class Pass {
         if (released) {
             return false;
         }
-        ProxyStatus last = staged.withObservedGeneration(generation())
-                .withPhase(Phase.of(deleting(), staged.conditions()));
+        ProxyStatus vouched = withoutUnprovenHealth(staged);
+        ProxyStatus last = vouched.withObservedGeneration(generation())
+                .withPhase(Phase.of(deleting(), vouched.conditions()));
         if (last.equals(observed)) {
             return false;
         }
@@ -179,6 +181,28 @@ final class Pass {
         next.setStatus(last);
         replaceWith(store.updateStatus(next));
         return true;
+    }
+
+    /**
+     * {@code status} with a {@code Healthy=True} made {@code Unknown} ({@link Reason#NotProvisioned})
+     * unless {@code Provisioned} is True. Only a pass that sees the instance Running stages a verdict;
+     * one that ends early (latched, unknown provider, invalid spec, cloud-init or credentials
+     * unusable, a provider error) must not leave the last one vouching for a proxy discovery would
+     * lend. A False stays: it vouches for nothing, and its transition time is what a pool's
+     * {@code replaceUnhealthyAfter} counts from. Unknown seeds no verdict in a new leader's health
+     * engine, as no condition would.
+     */
+    private ProxyStatus withoutUnprovenHealth(ProxyStatus status) {
+        boolean provisioned = Conditions.find(status.conditions(), Condition.PROVISIONED).map(Condition::isTrue)
+                .orElse(false);
+        boolean claimsHealthy = Conditions.find(status.conditions(), Condition.HEALTHY).map(Condition::isTrue)
+                .orElse(false);
+        if (provisioned || !claimsHealthy) {
+            return status;
+        }
+        return status.withCondition(new Condition(Condition.HEALTHY, Condition.UNKNOWN, generation(),
+                Conditions.timestamp(now), Reason.NotProvisioned.name(),
+                "not judged while the Proxy is not provisioned (see the Provisioned condition); not lent"));
     }
 
     private void updateMetadata(ObjectMeta meta) throws ObjectChangedException {

@@ -373,7 +373,9 @@ public final class ProxyReconciler implements Reconciler<ProxyKey> {
             return;
         }
         HealthVerdict v = verdict.get();
-        if (!v.healthy() && pass.observed(Condition.HEALTHY).map(Condition::isTrue).orElse(true)) {
+        // Unknown (NotProvisioned) is no verdict, as no condition is: an unhealthy one after it is told.
+        if (!v.healthy() && pass.observed(Condition.HEALTHY).filter(c -> c.isTrue() || c.isFalse())
+                .map(Condition::isTrue).orElse(true)) {
             pass.event(ProxyEventReason.Unhealthy, "Health checks through the proxy failed: " + v.message());
         }
         pass.stage(s -> s.withHealth(v.latencyMillis(), Conditions.timestamp(v.checkedAt()))
