@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.example.crawl.egress.ItRequirements;
 import com.example.crawl.egress.api.ProxyCredentials;
+import com.example.crawl.egress.lab.Squid;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;

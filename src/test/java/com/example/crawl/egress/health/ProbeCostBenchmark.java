@@ -1,5 +1,6 @@
 package com.example.crawl.egress.health;
 
+import com.example.crawl.egress.lab.Squid;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;

@@ -1,10 +1,6 @@
 package com.example.crawl.egress.local;
 
-import com.example.crawl.egress.Netns;
-
-import tools.jackson.databind.JsonNode;
-import tools.jackson.databind.json.JsonMapper;
-
+import com.example.crawl.egress.lab.Netns;
 import java.io.IOException;
 import java.net.BindException;
 import java.net.InetAddress;
@@ -26,6 +22,8 @@ import java.util.function.BooleanSupplier;
 import java.util.function.Function;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
 
 /**
  * The shaded jar run with {@code --local}, as the README's first command runs it, on free ports

@@ -1,19 +1,19 @@
 package com.example.crawl.egress.provider;
 
-import static com.example.crawl.egress.NetnsLab.LOOPBACK;
-import static com.example.crawl.egress.NetnsLab.METADATA;
-import static com.example.crawl.egress.NetnsLab.PRIVATE;
-import static com.example.crawl.egress.NetnsLab.PUBLIC;
-import static com.example.crawl.egress.NetnsLab.answerFrom;
-import static com.example.crawl.egress.NetnsLab.url;
+import static com.example.crawl.egress.lab.NetnsLab.LOOPBACK;
+import static com.example.crawl.egress.lab.NetnsLab.METADATA;
+import static com.example.crawl.egress.lab.NetnsLab.PRIVATE;
+import static com.example.crawl.egress.lab.NetnsLab.PUBLIC;
+import static com.example.crawl.egress.lab.NetnsLab.answerFrom;
+import static com.example.crawl.egress.lab.NetnsLab.url;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.example.crawl.egress.ItRequirements;
-import com.example.crawl.egress.LabSquid;
-import com.example.crawl.egress.NetnsLab;
-import com.example.crawl.egress.ProxyReply;
 import com.example.crawl.egress.api.ProxyCredentials;
+import com.example.crawl.egress.lab.LabSquid;
+import com.example.crawl.egress.lab.NetnsLab;
+import com.example.crawl.egress.lab.ProxyReply;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;

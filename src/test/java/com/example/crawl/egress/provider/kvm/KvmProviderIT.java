@@ -7,12 +7,12 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import com.example.crawl.egress.KvmLab;
-import com.example.crawl.egress.LabSshd;
 import com.example.crawl.egress.api.KvmSpec;
 import com.example.crawl.egress.api.ProxyCredentials;
 import com.example.crawl.egress.config.ConfigException;
 import com.example.crawl.egress.config.ProviderConfig;
+import com.example.crawl.egress.lab.KvmLab;
+import com.example.crawl.egress.lab.LabSshd;
 import com.example.crawl.egress.provider.CheckCall;
 import com.example.crawl.egress.provider.CreateRequest;
 import com.example.crawl.egress.provider.EgressPolicy;

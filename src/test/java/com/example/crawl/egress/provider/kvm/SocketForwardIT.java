@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import com.example.crawl.egress.KvmLab;
+import com.example.crawl.egress.lab.KvmLab;
 import java.io.IOException;
 import java.io.StringReader;
 import java.net.StandardProtocolFamily;

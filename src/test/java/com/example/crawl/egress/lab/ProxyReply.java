@@ -1,4 +1,4 @@
-package com.example.crawl.egress;
+package com.example.crawl.egress.lab;
 
 /**
  * What curl saw when {@link NetnsLab} sent a request through a proxy.

@@ -1,5 +1,6 @@
-package com.example.crawl.egress;
+package com.example.crawl.egress.lab;
 
+import com.example.crawl.egress.ItRequirements;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;

@@ -1,4 +1,4 @@
-package com.example.crawl.egress.health;
+package com.example.crawl.egress.lab;
 
 import com.example.crawl.egress.api.ProxyCredentials;
 import com.example.crawl.egress.provider.PasswordFile;

@@ -1,7 +1,7 @@
-package com.example.crawl.egress;
+package com.example.crawl.egress.lab;
 
+import com.example.crawl.egress.ItRequirements;
 import com.example.crawl.egress.api.ProxyCredentials;
-
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;

@@ -1,4 +1,4 @@
-package com.example.crawl.egress;
+package com.example.crawl.egress.lab;
 
 import java.util.List;
 

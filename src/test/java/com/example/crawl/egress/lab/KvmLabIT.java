@@ -1,4 +1,4 @@
-package com.example.crawl.egress;
+package com.example.crawl.egress.lab;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;

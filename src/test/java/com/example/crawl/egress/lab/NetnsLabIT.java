@@ -1,21 +1,20 @@
-package com.example.crawl.egress;
+package com.example.crawl.egress.lab;
 
-import com.example.crawl.egress.api.ProxyCredentials;
-
-import static com.example.crawl.egress.NetnsLab.CGNAT;
-import static com.example.crawl.egress.NetnsLab.LOOPBACK;
-import static com.example.crawl.egress.NetnsLab.METADATA;
-import static com.example.crawl.egress.NetnsLab.PRIVATE;
-import static com.example.crawl.egress.NetnsLab.PUBLIC;
-import static com.example.crawl.egress.NetnsLab.UNIQUE_LOCAL;
-import static com.example.crawl.egress.NetnsLab.UNSERVED;
-import static com.example.crawl.egress.NetnsLab.answerFrom;
-import static com.example.crawl.egress.NetnsLab.url;
+import static com.example.crawl.egress.lab.NetnsLab.CGNAT;
+import static com.example.crawl.egress.lab.NetnsLab.LOOPBACK;
+import static com.example.crawl.egress.lab.NetnsLab.METADATA;
+import static com.example.crawl.egress.lab.NetnsLab.PRIVATE;
+import static com.example.crawl.egress.lab.NetnsLab.PUBLIC;
+import static com.example.crawl.egress.lab.NetnsLab.UNIQUE_LOCAL;
+import static com.example.crawl.egress.lab.NetnsLab.UNSERVED;
+import static com.example.crawl.egress.lab.NetnsLab.answerFrom;
+import static com.example.crawl.egress.lab.NetnsLab.url;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.example.crawl.egress.api.ProxyCredentials;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.NetworkInterface;

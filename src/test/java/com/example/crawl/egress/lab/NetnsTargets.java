@@ -1,4 +1,4 @@
-package com.example.crawl.egress;
+package com.example.crawl.egress.lab;
 
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpHandler;
