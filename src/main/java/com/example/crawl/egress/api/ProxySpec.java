@@ -50,12 +50,6 @@ public record ProxySpec(
         healthCheck = healthCheck == null ? HealthCheck.DEFAULTS : healthCheck;
     }
 
-    /** This spec with {@code value} as its provider. */
-    public ProxySpec withProvider(String value) {
-        return new ProxySpec(mode, value, port, attributes, maxLeases, cloudInit, gcp, kvm, kubernetes, endpoint,
-                healthCheck);
-    }
-
     /** Whether the operator provisions a proxy ({@code Managed}) or only registers one. */
     public enum Mode { Managed, External }
 }

@@ -61,15 +61,7 @@ final class DeleteFlow {
         if (providerID == null) {
             return unrecorded(pass);
         }
-        String name;
-        try {
-            name = maker(pass, providerID);
-        } catch (ProviderException e) {
-            String message = "finding the provider of instance " + providerID + " failed (" + e.kind() + "): "
-                    + e.getMessage();
-            pass.provisioned(false, Reason.Deleting, message);
-            return new Outcome.Failed(message, e);
-        }
+        String name = pass.instanceProvider();
         Optional<Provider> provider = providers.find(name);
         if (provider.isEmpty()) {
             String message = "cannot delete instance " + providerID + ": provider \"" + name
@@ -85,16 +77,6 @@ final class DeleteFlow {
             pass.provisioned(false, Reason.Deleting, message);
             return new Outcome.Failed(message, e);
         }
-    }
-
-    /**
-     * The provider that made the instance: as recorded; for an object from before that record, the
-     * one that has it ({@link MakerSearch}), since the spec may have been edited since.
-     */
-    private String maker(Pass pass, String providerID) throws ProviderException {
-        String recorded = pass.annotation(Proxy.INSTANCE_PROVIDER_ANNOTATION);
-        String spec = pass.spec() == null ? null : pass.spec().provider();
-        return recorded != null ? recorded : MakerSearch.maker(providers, spec, providerID);
     }
 
     /**

@@ -153,10 +153,12 @@ final class Pass {
 
     /**
      * The provider (by its providers-config name) that made the instance in status: the one
-     * recorded with it, else, for an instance recorded before that annotation existed, the spec's.
+     * recorded with it, else the spec's; null when neither says.
      */
     String instanceProvider() {
         String recorded = annotation(Proxy.INSTANCE_PROVIDER_ANNOTATION);
+        // Missing: the spec's. The claim records the maker before every create, and no release wrote
+        // an instance without it (docs/decisions.md, "Only state a release wrote is read").
         return recorded != null ? recorded : spec() == null ? null : spec().provider();
     }
 

@@ -209,11 +209,12 @@ public final class ProxyReconciler implements Reconciler<ProxyKey> {
             throws ProviderException, ObjectChangedException {
         String providerID = pass.status().providerID();
         String annotated = pass.annotation(Proxy.SPEC_HASH_ANNOTATION);
+        String maker = pass.instanceProvider();
         if (providerID == null) {
             if (annotated != null && !annotated.equals(shape.hash())) {
                 // A pass that claimed another shape may have made its instance and lost the status
                 // write; that instance goes first, or it would run beside the new one (or be adopted).
-                Optional<Outcome> waiting = replacement.deleteUnrecorded(pass, maker(pass, shape, annotated));
+                Optional<Outcome> waiting = replacement.deleteUnrecorded(pass, maker);
                 if (waiting.isPresent()) {
                     return waiting.get();
                 }
@@ -221,27 +222,15 @@ public final class ProxyReconciler implements Reconciler<ProxyKey> {
             // create() puts finalizer, hash and maker in one write, before anything exists that would need them.
             return create(pass, provider, shape);
         }
+        // An instance recorded without a hash (annotations removed by hand) is adopted as it is
+        // once the spec's provider shows it has it, unless the recorded maker is another provider.
         boolean adopting = annotated == null;
-        if (adopting) {
-            // An instance recorded without a hash (an older operator, a lost write): adopted as it
-            // is once the spec's provider shows it has it, unless another provider holds it; then
-            // it cannot be the spec's, and is replaced.
-            String recorded = pass.annotation(Proxy.INSTANCE_PROVIDER_ANNOTATION);
-            String maker = recorded != null ? recorded
-                    : MakerSearch.maker(providers, pass.spec().provider(), providerID);
-            if (!maker.equals(pass.spec().provider())) {
-                pass.claim(Map.of(Proxy.INSTANCE_PROVIDER_ANNOTATION, maker));
-                return replacement.from(pass, maker, providerID);
-            }
-        } else {
-            String maker = maker(pass, shape, annotated);
-            // Writes only if the finalizer was taken off by hand (the instance is still ours), or to
-            // record the maker of an object from before that annotation, once the hash proves it.
-            pass.claim(pass.annotation(Proxy.INSTANCE_PROVIDER_ANNOTATION) == null && annotated.equals(shape.hash())
-                    ? Map.of(Proxy.INSTANCE_PROVIDER_ANNOTATION, maker) : Map.of());
-            if (!annotated.equals(shape.hash()) || !maker.equals(pass.spec().provider())) {
-                return replacement.from(pass, maker, providerID);
-            }
+        boolean replacing = !maker.equals(pass.spec().provider()) || !adopting && !annotated.equals(shape.hash());
+        if (replacing || !adopting) {
+            pass.claim(Map.of()); // puts back a finalizer taken off by hand: the instance is still ours
+        }
+        if (replacing) {
+            return replacement.from(pass, maker, providerID);
         }
         Instance instance;
         try {
@@ -256,12 +245,6 @@ public final class ProxyReconciler implements Reconciler<ProxyKey> {
             pass.claim(made(pass, shape));
         }
         return observe(pass, provider, instance);
-    }
-
-    /** The provider that made the instance ({@link MakerSearch#of}). */
-    private String maker(Pass pass, Shape shape, String annotated) throws ProviderException {
-        return MakerSearch.of(providers, pass, annotated,
-                name -> SpecHash.of(pass.spec().withProvider(name), shape.cloudInit(), shape.credentials().version()));
     }
 
     /** The annotations recording what the instance is made from and which provider made it. */

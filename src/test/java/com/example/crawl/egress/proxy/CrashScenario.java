@@ -114,8 +114,6 @@ final class CrashScenario {
             if (stopped != null) {
                 trace.add(clock.instant(), "backend stops " + stopped.provider() + ":" + stopped.instance().providerID());
             }
-        } else if (roll < 14 && any.isPresent()) {
-            user(users.legacy(any.get()), any.get());
         } else {
             tick();
         }

@@ -64,7 +64,7 @@ final class FakeProxyStore implements ProxyStore {
         return p;
     }
 
-    /** A user (or an older operator that never wrote it) leaves the object without annotation {@code name}. */
+    /** A user removes annotation {@code name} from the object by hand. */
     synchronized void removeAnnotation(ProxyKey key, String name) {
         Proxy old = require(key);
         objects.put(key, copy(old, new ObjectMetaBuilder(old.getMetadata()).removeFromAnnotations(name)

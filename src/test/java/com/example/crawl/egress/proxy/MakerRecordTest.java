@@ -2,18 +2,15 @@ package com.example.crawl.egress.proxy;
 
 import static com.example.crawl.egress.proxy.Rig.INTERVALS;
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.example.crawl.egress.api.Condition;
 import com.example.crawl.egress.api.KubernetesSpec;
-import com.example.crawl.egress.api.Proxy;
 import com.example.crawl.egress.api.ProxySpec;
 import com.example.crawl.egress.api.Reason;
 import com.example.crawl.egress.cache.ProxyKey;
 import com.example.crawl.egress.provider.FakeProvider.Op;
 import com.example.crawl.egress.provider.FakeProvider;
-import com.example.crawl.egress.provider.ProviderException;
 import com.example.crawl.egress.runtime.EventSink;
 import com.example.crawl.egress.runtime.Outcome;
 import io.opentelemetry.api.trace.TracerProvider;
@@ -74,50 +71,5 @@ class MakerRecordTest {
         assertTrue(rig.status(key).providerID().startsWith("other:"), rig.status(key).providerID());
         assertEquals(List.of(), rig.provider.instances());
         assertEquals(1, otherBackend.instances().size());
-    }
-
-    @Test
-    void shouldNotRecordAGuessedMakerWhenTheHolderOfAnUnhashedInstanceCannotBeReadForAMoment() {
-        ProxyKey key = rig.create("p1", on("fake"));
-        reconciler.reconcile(key);
-        rig.provider.instances().forEach(i -> rig.provider.markRunning(i.providerID(), "10.0.0.7"));
-        reconciler.reconcile(key);
-        rig.store.removeAnnotation(key, Proxy.SPEC_HASH_ANNOTATION);
-        rig.store.removeAnnotation(key, Proxy.INSTANCE_PROVIDER_ANNOTATION);
-        rig.store.editSpec(key, on("other"));
-        rig.provider.failNext(Op.GET, new ProviderException.Permanent("403 for a moment"));
-        reconciler.reconcile(key); // the holder cannot be told: the spec's provider refuses the ID
-
-        rig.store.editSpec(key, on("other")); // the user touches the spec, as a Failed Proxy asks
-        for (int i = 0; i < 6; i++) {
-            otherBackend.instances().forEach(instance -> otherBackend.markRunning(instance.providerID(), "10.0.0.8"));
-            reconciler.reconcile(key);
-        }
-
-        assertEquals(List.of(), rig.provider.instances(), "deleted where it ran");
-        assertEquals(1, otherBackend.instances().size());
-        assertTrue(rig.status(key).providerID().startsWith("other:"), rig.status(key).providerID());
-    }
-
-    @Test
-    void shouldMoveOnWhenTheInstanceOfAnObjectWithoutMakerIsGoneAndTheSpecMovedElsewhere() throws Exception {
-        ProxyKey key = rig.create("p1", on("fake"));
-        reconciler.reconcile(key);
-        rig.provider.instances().forEach(i -> rig.provider.markRunning(i.providerID(), "10.0.0.7"));
-        reconciler.reconcile(key);
-        rig.store.removeAnnotation(key, Proxy.INSTANCE_PROVIDER_ANNOTATION);
-        String gone = rig.provider.instances().getFirst().providerID();
-        rig.provider.delete(gone);
-        assertThrows(ProviderException.NotFound.class, () -> rig.provider.get(gone));
-        rig.store.editSpec(key, new ProxySpec(null, "other", null, Map.of("region", "eu"), null, null, null, null,
-                new KubernetesSpec("squid:2", null), null, null));
-
-        for (int i = 0; i < 4; i++) {
-            otherBackend.instances().forEach(instance -> otherBackend.markRunning(instance.providerID(), "10.0.0.8"));
-            reconciler.reconcile(key);
-        }
-
-        assertEquals(1, otherBackend.instances().size());
-        assertTrue(rig.status(key).providerID().startsWith("other:"), rig.status(key).providerID());
     }
 }

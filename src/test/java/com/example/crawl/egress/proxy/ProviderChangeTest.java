@@ -93,4 +93,20 @@ class ProviderChangeTest {
         assertEquals(0, rig.provider.calls(Op.DELETE) + other.calls(Op.CREATE));
         assertEquals(1, rig.provider.instances().size());
     }
+
+    @Test
+    void shouldReplaceThroughTheRecordedMakerAnInstanceWhoseHashWasRemovedByHand() {
+        ProxyKey key = runningOnFake("p1");
+        rig.store.removeAnnotation(key, Proxy.SPEC_HASH_ANNOTATION);
+        rig.store.editSpec(key, on("other"));
+
+        for (int i = 0; i < 3; i++) {
+            rig.reconcile(key);
+        }
+
+        assertEquals(List.of(), rig.provider.instances(), "deleted where it ran, not adopted by the new provider");
+        assertEquals(1, other.instances().size());
+        assertEquals(other.instances().getFirst().providerID(), rig.status(key).providerID());
+        assertEquals("other", annotation(key, Proxy.INSTANCE_PROVIDER_ANNOTATION));
+    }
 }

@@ -244,6 +244,20 @@ class ProxyReconcilerTest {
     }
 
     @Test
+    void shouldAdoptTheRecordedInstanceAsItIsWhenItsHashWasRemovedByHand() {
+        ProxyKey key = running("p1");
+        String hash = rig.store.stored(key).orElseThrow().getMetadata().getAnnotations().get(Proxy.SPEC_HASH_ANNOTATION);
+        rig.store.removeAnnotation(key, Proxy.SPEC_HASH_ANNOTATION);
+
+        assertEquals(Outcome.after(INTERVALS.driftPoll()), rig.reconcile(key));
+
+        assertEquals(1, rig.provider.calls(Op.CREATE), "adopted, not replaced");
+        assertEquals(0, rig.provider.calls(Op.DELETE));
+        assertEquals(hash, rig.store.stored(key).orElseThrow().getMetadata().getAnnotations()
+                .get(Proxy.SPEC_HASH_ANNOTATION), "recorded again once the instance was seen");
+    }
+
+    @Test
     void shouldReplaceTheInstanceWhenItsCloudInitSecretRotates() {
         rig.store.putSecret(Rig.NAMESPACE, "init", Map.of("user-data", "#cloud-config\nv: 1"), true);
         ProxySpec spec = withCloudInit(new CloudInit(null, new CloudInit.SecretKeyRef("init", "user-data")));

@@ -1,15 +1,12 @@
 package com.example.crawl.egress.proxy;
 
-import com.example.crawl.egress.api.Condition;
 import com.example.crawl.egress.api.Endpoint;
 import com.example.crawl.egress.api.KubernetesSpec;
-import com.example.crawl.egress.api.Proxy;
 import com.example.crawl.egress.api.ProxySpec;
 import com.example.crawl.egress.cache.ProxyKey;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.UUID;
 import java.util.stream.IntStream;
@@ -18,9 +15,9 @@ import java.util.stream.IntStream;
  * What the people using the cluster do in a crash-suite run, drawn from the run's random: create
  * Proxies (mostly Managed on one of the three providers, some External), edit them (the image,
  * which replaces the instance; the provider, which moves it; an attribute, which changes nothing;
- * rarely an unknown provider or an invalid port), delete them, and strip the operator's
- * annotations as an object written by an older operator would lack them. Each returns what it
- * did, for the trace, or null when it found nothing to act on.
+ * rarely an unknown provider or an invalid port) and delete them. They never make an object
+ * look as no release of the operator leaves one (docs/decisions.md, "Only state a release wrote
+ * is read"). Each returns what it did, for the trace, or null when it found nothing to act on.
  */
 final class UserActions {
 
@@ -64,9 +61,6 @@ final class UserActions {
         String image = old.kubernetes() == null ? "squid:1" : old.kubernetes().image();
         String region = old.attributes().getOrDefault("region", "eu");
         int roll = random.nextInt(100);
-        if (unattributable(key) && roll < 35) {
-            roll = 70; // see docs/reliability.md: an instance recorded without a hash is adopted as it is
-        }
         ProxySpec next;
         String what;
         if (roll < 35) {
@@ -90,23 +84,6 @@ final class UserActions {
         return what + " -> " + next.provider() + " " + image(next) + " " + next.attributes();
     }
 
-    /**
-     * Whether the operator's last pass saw this generation and found the instance running, as an
-     * older operator leaves an object; the caller also wants the recorded hash to be the spec's.
-     */
-    private static boolean settled(Proxy proxy) {
-        return proxy.getStatus() != null && proxy.getMetadata().getGeneration().equals(proxy.getStatus().observedGeneration())
-                && proxy.getStatus().conditions().stream().anyMatch(c -> c.type().equals(Condition.PROVISIONED) && c.isTrue());
-    }
-
-    /** Whether the object records an instance but no spec hash: what its instance was made from is unknown. */
-    private boolean unattributable(ProxyKey key) {
-        Proxy proxy = api.stored(key).orElseThrow();
-        Map<String, String> annotations = proxy.getMetadata().getAnnotations();
-        return proxy.getStatus() != null && proxy.getStatus().providerID() != null
-                && (annotations == null || !annotations.containsKey(Proxy.SPEC_HASH_ANNOTATION));
-    }
-
     /** Sets a configured provider and a valid port again on a Proxy an edit left unusable; false when it needs none. */
     boolean repair(ProxyKey key) {
         ProxySpec old = api.stored(key).orElseThrow().getSpec();
@@ -116,29 +93,6 @@ final class UserActions {
         String provider = Backend.NAMES.contains(old.provider()) ? old.provider() : pick(Backend.NAMES);
         api.editSpec(key, managed(provider, image(old), old.attributes().getOrDefault("region", "eu")));
         return true;
-    }
-
-    /**
-     * Makes the object look as an older operator left it, when it is consistent with its spec (made
-     * by the spec's provider): without the instance-provider annotation, which older operators did
-     * not write, or now and then without the spec hash as well (a lost write). Null when the object
-     * has no annotations or its maker is not the spec's provider (an older operator could not have
-     * left it so).
-     */
-    String legacy(ProxyKey key) {
-        Proxy proxy = api.stored(key).orElseThrow();
-        Map<String, String> annotations = proxy.getMetadata().getAnnotations();
-        if (annotations == null || proxy.getSpec().provider() == null
-                || !proxy.getSpec().provider().equals(annotations.get(Proxy.INSTANCE_PROVIDER_ANNOTATION))
-                || !settled(proxy) || !ReconcilePath.of(Optional.of(proxy), api, Set.copyOf(Backend.NAMES)).equals("observe")) {
-            return null;
-        }
-        api.removeAnnotation(key, Proxy.INSTANCE_PROVIDER_ANNOTATION);
-        if (random.nextInt(4) == 0) {
-            api.removeAnnotation(key, Proxy.SPEC_HASH_ANNOTATION);
-            return "legacy object without either annotation";
-        }
-        return "legacy object without instance-provider";
     }
 
     /** A random stored Proxy, if any. */
