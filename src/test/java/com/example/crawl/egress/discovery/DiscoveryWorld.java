@@ -11,9 +11,9 @@ import com.example.crawl.egress.api.ProxySpec;
 import com.example.crawl.egress.api.ProxyStatus;
 import com.example.crawl.egress.api.Reason;
 import com.example.crawl.egress.cache.ProxyInformers;
+import com.example.crawl.egress.clock.FakeClock;
 import com.example.crawl.egress.config.OperatorConfig;
 import com.example.crawl.egress.lease.LeaseStore;
-import com.example.crawl.egress.provider.FakeClock;
 import com.example.crawl.egress.proxy.MockCluster;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.opentelemetry.api.OpenTelemetry;
@@ -55,7 +55,7 @@ final class DiscoveryWorld implements AutoCloseable {
     final FakeClock clock = new FakeClock(START);
     /** What the lease store told its ban listener, as {@code namespace/name target}. */
     final List<String> bans = new CopyOnWriteArrayList<>();
-    final LeaseStore leases = new LeaseStore(LIMITS, clock, () -> TimeUnit.MILLISECONDS.toNanos(clock.millis()),
+    final LeaseStore leases = new LeaseStore(LIMITS, clock, clock,
             (proxy, target, at) -> bans.add(proxy + " " + target));
     final RecordingLeaseRecorder recorder = new RecordingLeaseRecorder();
     final DiscoveryServer server;

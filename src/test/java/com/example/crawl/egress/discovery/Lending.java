@@ -2,8 +2,8 @@ package com.example.crawl.egress.discovery;
 
 import com.example.crawl.egress.api.Proxy;
 import com.example.crawl.egress.api.ProxyCredentials;
+import com.example.crawl.egress.clock.FakeClock;
 import com.example.crawl.egress.lease.LeaseStore;
-import com.example.crawl.egress.provider.FakeClock;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;

@@ -5,8 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.example.crawl.egress.cache.ProxyKey;
+import com.example.crawl.egress.clock.FakeClock;
 import com.example.crawl.egress.pool.PoolEventReason;
-import com.example.crawl.egress.provider.FakeClock;
 import com.example.crawl.egress.proxy.LogLines;
 import com.example.crawl.egress.proxy.ProxyEventReason;
 import com.example.crawl.egress.runtime.EventReason;

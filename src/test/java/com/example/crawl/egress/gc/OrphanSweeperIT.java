@@ -7,8 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.example.crawl.egress.api.Proxy;
 import com.example.crawl.egress.api.ProxySpec;
+import com.example.crawl.egress.clock.FakeClock;
 import com.example.crawl.egress.config.OperatorConfig;
-import com.example.crawl.egress.provider.FakeClock;
 import com.example.crawl.egress.provider.FakeProvider.Op;
 import com.example.crawl.egress.provider.FakeProvider;
 import com.example.crawl.egress.provider.Instance;

@@ -4,8 +4,8 @@ import static com.example.crawl.egress.proxy.LogLines.field;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.example.crawl.egress.clock.FakeClock;
 import com.example.crawl.egress.gc.OwnedSecret.Kind;
-import com.example.crawl.egress.provider.FakeClock;
 import com.example.crawl.egress.provider.FakeProvider.Op;
 import com.example.crawl.egress.provider.FakeProvider;
 import com.example.crawl.egress.provider.Instance;

@@ -3,7 +3,7 @@ package com.example.crawl.egress.gc;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 
-import com.example.crawl.egress.provider.FakeClock;
+import com.example.crawl.egress.clock.FakeClock;
 import com.example.crawl.egress.provider.FakeProvider;
 import com.example.crawl.egress.provider.FakeProvider.Op;
 import com.example.crawl.egress.provider.Instance;

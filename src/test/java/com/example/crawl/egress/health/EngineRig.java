@@ -8,6 +8,7 @@ import com.example.crawl.egress.api.ProxySpec;
 import com.example.crawl.egress.api.ProxyStatus;
 import com.example.crawl.egress.api.Reason;
 import com.example.crawl.egress.cache.ProxyKey;
+import com.example.crawl.egress.clock.FakeClock;
 import com.example.crawl.egress.config.OperatorConfig;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.opentelemetry.api.trace.Tracer;
@@ -31,7 +32,7 @@ import java.util.random.RandomGenerator;
 final class EngineRig {
     static final URI DEFAULT_URL = URI.create("http://probe.test/generate_204");
 
-    final FakeTime time = new FakeTime();
+    final FakeClock time = new FakeClock();
     final ScriptedProber prober = new ScriptedProber();
     final List<Proxy> proxies = new CopyOnWriteArrayList<>();
     final List<ProxyKey> reported = new ArrayList<>();

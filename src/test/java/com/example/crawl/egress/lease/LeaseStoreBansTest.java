@@ -3,18 +3,17 @@ package com.example.crawl.egress.lease;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 
+import com.example.crawl.egress.clock.FakeClock;
 import com.example.crawl.egress.config.OperatorConfig;
 import com.example.crawl.egress.lease.Acquisition.Granted;
 import com.example.crawl.egress.lease.Acquisition.NoMatch;
 import com.example.crawl.egress.lease.LeaseStore.Reported;
-import com.example.crawl.egress.provider.FakeClock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
 /** What the lease store passes on to its {@link BanListener}, and when. */
@@ -30,12 +29,12 @@ class LeaseStoreBansTest {
     record Heard(String proxyKey, String target, long nanoTime, boolean underLock) { }
 
     private final FakeClock clock = new FakeClock(Instant.parse("2026-11-29T10:00:00Z"));
-    private final AtomicLong nanos = new AtomicLong(7_000_000_000L);
+    private final long t0 = clock.nanoTime();
     private final List<Heard> heard = new ArrayList<>();
     private LeaseStore store;
 
     {
-        store = new LeaseStore(LIMITS, clock, nanos::get,
+        store = new LeaseStore(LIMITS, clock, clock,
                 (proxy, target, at) -> heard.add(new Heard(proxy, target, at, store.locked())));
     }
 
@@ -52,11 +51,10 @@ class LeaseStoreBansTest {
         Lease untargeted = lend(NONE);
 
         store.report(shop.id(), ReportResult.BANNED, Optional.of("news.test"));
-        nanos.addAndGet(1_000);
+        clock.advance(Duration.ofNanos(1_000));
         store.report(shop.id(), ReportResult.BANNED, NONE);
         store.report(untargeted.id(), ReportResult.BANNED, NONE);
 
-        long t0 = 7_000_000_000L;
         assertEquals(List.of(new Heard("crawl/a", "news.test", t0, false), new Heard("crawl/a", "shop.test", t0 + 1_000, false),
                 new Heard("crawl/b", "", t0 + 1_000, false)), heard);
     }
@@ -75,7 +73,7 @@ class LeaseStoreBansTest {
     @Test
     void shouldTellTheListenerOfALateBanOnAnExpiredLease() {
         Lease lease = lend(Optional.of("shop.test"));
-        nanos.addAndGet(TTL.plus(WINDOW).minusSeconds(1).toNanos());
+        clock.advance(TTL.plus(WINDOW).minusSeconds(1));
         assertEquals(Reported.ACCEPTED, store.report(lease.id(), ReportResult.BANNED, NONE));
         assertEquals(1, heard.size());
         assertEquals("shop.test", heard.getFirst().target());
@@ -89,7 +87,7 @@ class LeaseStoreBansTest {
 
     @Test
     void shouldKeepAReportThatTheListenerFailedOn() {
-        LeaseStore failing = new LeaseStore(LIMITS, clock, nanos::get, (proxy, target, at) -> {
+        LeaseStore failing = new LeaseStore(LIMITS, clock, clock, (proxy, target, at) -> {
             throw new IllegalStateException("listener bug");
         });
         Lease lease = assertInstanceOf(Granted.class, failing.acquire(FLEET.subList(0, 1), Map.of(),
@@ -104,7 +102,7 @@ class LeaseStoreBansTest {
     void shouldAskTheListenerToSweepOutsideTheLockAtTheSweepsTime() {
         List<Heard> swept = new ArrayList<>();
         LeaseStore[] self = new LeaseStore[1];
-        self[0] = new LeaseStore(LIMITS, clock, nanos::get, new BanListener() {
+        self[0] = new LeaseStore(LIMITS, clock, clock, new BanListener() {
             @Override
             public void banned(String proxyKey, String target, long nanoTime) {
             }
@@ -114,10 +112,10 @@ class LeaseStoreBansTest {
                 swept.add(new Heard("", "", nanoTime, self[0].locked()));
             }
         });
-        nanos.addAndGet(5);
+        clock.advance(Duration.ofNanos(5));
 
         self[0].sweep();
 
-        assertEquals(List.of(new Heard("", "", 7_000_000_005L, false)), swept);
+        assertEquals(List.of(new Heard("", "", t0 + 5, false)), swept);
     }
 }

@@ -5,11 +5,11 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.example.crawl.egress.clock.FakeClock;
 import com.example.crawl.egress.config.OperatorConfig;
 import com.example.crawl.egress.lease.Acquisition.Granted;
 import com.example.crawl.egress.lease.Acquisition.NoMatch;
 import com.example.crawl.egress.lease.LeaseStore.Reported;
-import com.example.crawl.egress.provider.FakeClock;
 
 import org.junit.jupiter.api.Test;
 
@@ -25,7 +25,6 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
 
 class LeaseStoreTest {
 
@@ -36,15 +35,7 @@ class LeaseStoreTest {
     private static final Optional<String> NONE = Optional.empty();
 
     private final FakeClock clock = new FakeClock(Instant.parse("2026-11-29T10:00:00Z"));
-    /** The monotonic clock, moved with the wall clock unless a test steps one of them alone. */
-    private final AtomicLong nanos = new AtomicLong(7_000_000_000L);
-    private final LeaseStore store = new LeaseStore(LIMITS, clock, nanos::get);
-
-    /** Time passes: both clocks move. */
-    private void advance(Duration by) {
-        clock.advance(by);
-        nanos.addAndGet(by.toNanos());
-    }
+    private final LeaseStore store = new LeaseStore(LIMITS, clock, clock);
 
     private static Candidate proxy(String name, Long latency, int maxLeases) {
         return new Candidate("crawl", name, Map.of("region", "eu"), true, latency, maxLeases);
@@ -168,9 +159,9 @@ class LeaseStoreTest {
     void shouldEndACooldownAfterOneWindow() {
         List<Candidate> fleet = List.of(proxy("a", 10L, 5), proxy("b", 20L, 5));
         store.report(lend(fleet, NONE).id(), ReportResult.BANNED, NONE);
-        advance(WINDOW.minusSeconds(1));
+        clock.advance(WINDOW.minusSeconds(1));
         assertEquals("b", lent(fleet, NONE));
-        advance(Duration.ofSeconds(1));
+        clock.advance(Duration.ofSeconds(1));
         assertEquals("a", lent(fleet, NONE));
     }
 
@@ -181,9 +172,9 @@ class LeaseStoreTest {
         assertEquals(Optional.of(lease), store.active(lease.id()));
         assertEquals(lease.expiresAt(), clock.instant().plus(TTL));
 
-        advance(TTL.minusMillis(1));
+        clock.advance(TTL.minusMillis(1));
         assertInstanceOf(NoMatch.class, store.acquire(fleet, Map.of(), NONE, TTL));
-        advance(Duration.ofMillis(1));
+        clock.advance(Duration.ofMillis(1));
         assertEquals(Optional.empty(), store.active(lease.id()));
         assertEquals(Map.of(), store.activeCounts());
         lend(fleet, NONE);
@@ -197,13 +188,13 @@ class LeaseStoreTest {
         store.report(lease.id(), ReportResult.BANNED, NONE);
         assertEquals(clock.instant().plus(TTL), lease.expiresAt(), "dated on the wall clock for the client");
 
-        clock.advance(Duration.ofHours(2)); // the system time steps forward; no time passed
+        clock.stepWallClock(Duration.ofHours(2)); // the system time steps forward; no time passed
         assertEquals(Optional.of(lease), store.active(lease.id()));
         assertEquals(1, store.activeCount());
         store.release(lease.id());
         assertEquals("b", lent(fleet, Optional.of("shop.test")), "a still cools down for shop.test");
-        clock.advance(Duration.ofHours(-4)); // and back, past where it was
-        nanos.addAndGet(WINDOW.toNanos());
+        clock.stepWallClock(Duration.ofHours(-4)); // and back, past where it was
+        clock.advance(WINDOW);
         assertEquals("a", lent(fleet, Optional.of("shop.test")), "one window of real time ended the cooldown");
     }
 
@@ -263,11 +254,11 @@ class LeaseStoreTest {
     void shouldAcceptALateReportForOneCooldownWindowAfterExpiry() {
         List<Candidate> fleet = List.of(proxy("a", 10L, 5), proxy("b", 20L, 5));
         Lease lease = lend(fleet, Optional.of("shop.test"));
-        advance(TTL.plus(WINDOW).minusSeconds(1));
+        clock.advance(TTL.plus(WINDOW).minusSeconds(1));
         assertEquals(Reported.ACCEPTED, store.report(lease.id(), ReportResult.BANNED, NONE));
         assertEquals("b", lent(fleet, Optional.of("shop.test")), "the late report still cools the proxy down");
 
-        advance(Duration.ofSeconds(1));
+        clock.advance(Duration.ofSeconds(1));
         assertEquals(Reported.UNKNOWN_LEASE, store.report(lease.id(), ReportResult.BANNED, NONE));
     }
 
@@ -313,7 +304,7 @@ class LeaseStoreTest {
         store.release(released);
         assertEquals(2, store.activeCount());
 
-        advance(Duration.ofMinutes(1));
+        clock.advance(Duration.ofMinutes(1));
 
         assertEquals(1, store.activeCount(), "the one-minute lease expired; no sweep has run");
     }
@@ -326,7 +317,7 @@ class LeaseStoreTest {
         store.sweep();
         assertEquals(2, store.stored(), "an active lease and a running cooldown stay");
 
-        advance(TTL.plus(WINDOW));
+        clock.advance(TTL.plus(WINDOW));
         assertEquals(Reported.UNKNOWN_LEASE, store.report(lease.id(), ReportResult.BANNED, NONE),
                 "past the window before any sweep ran");
         assertEquals("a", lent(fleet, Optional.of("shop.test")), "the cooldown ended before any sweep ran");

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.example.crawl.egress.clock.FakeClock;
 import java.io.IOException;
 import java.time.Duration;
 import java.time.Instant;

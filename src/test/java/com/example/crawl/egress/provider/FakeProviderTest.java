@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.example.crawl.egress.clock.FakeClock;
 import com.example.crawl.egress.provider.FakeProvider.Gate;
 import com.example.crawl.egress.provider.FakeProvider.Op;
 import java.time.Duration;

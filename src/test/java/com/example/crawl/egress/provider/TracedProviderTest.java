@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
+import com.example.crawl.egress.clock.FakeClock;
 import com.example.crawl.egress.provider.FakeProvider.Op;
 import com.example.crawl.egress.tracing.ActiveSpan;
 import com.example.crawl.egress.tracing.SpanRecorder;

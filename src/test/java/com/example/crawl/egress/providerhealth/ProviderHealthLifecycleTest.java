@@ -10,10 +10,10 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.example.crawl.egress.api.ProviderHealthStatus;
+import com.example.crawl.egress.clock.FakeClock;
 import com.example.crawl.egress.config.OperatorConfig;
 import com.example.crawl.egress.provider.Checker;
 import com.example.crawl.egress.provider.FakeChecker;
-import com.example.crawl.egress.provider.FakeClock;
 import com.example.crawl.egress.proxy.LogLines;
 import com.example.crawl.egress.proxy.MockCluster;
 import io.opentelemetry.api.trace.TracerProvider;

@@ -7,10 +7,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.example.crawl.egress.api.ProviderHealthStatus;
 import com.example.crawl.egress.api.TargetHealth;
+import com.example.crawl.egress.clock.FakeClock;
 import com.example.crawl.egress.config.OperatorConfig;
 import com.example.crawl.egress.provider.Checker;
 import com.example.crawl.egress.provider.FakeChecker;
-import com.example.crawl.egress.provider.FakeClock;
 import com.example.crawl.egress.provider.TargetStatus;
 import com.example.crawl.egress.providerhealth.ProviderHealthMonitor.DeadlineWait;
 import com.example.crawl.egress.providerhealth.ProviderHealthMonitor.Outcome;

@@ -1,7 +1,7 @@
 package com.example.crawl.egress.proxy;
 
 import com.example.crawl.egress.cache.ProxyKey;
-import com.example.crawl.egress.provider.FakeClock;
+import com.example.crawl.egress.clock.FakeClock;
 import com.example.crawl.egress.runtime.EventSink;
 import com.example.crawl.egress.runtime.Outcome;
 import io.opentelemetry.api.trace.TracerProvider;

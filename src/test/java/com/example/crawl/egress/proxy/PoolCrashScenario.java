@@ -2,8 +2,8 @@ package com.example.crawl.egress.proxy;
 
 import com.example.crawl.egress.api.Proxy;
 import com.example.crawl.egress.cache.PoolKey;
+import com.example.crawl.egress.clock.FakeClock;
 import com.example.crawl.egress.pool.FakePoolApi;
-import com.example.crawl.egress.provider.FakeClock;
 import com.example.crawl.egress.runtime.Outcome;
 import java.time.Duration;
 import java.time.Instant;

@@ -1,11 +1,11 @@
 package com.example.crawl.egress.proxy;
 
 import com.example.crawl.egress.cache.PoolKey;
+import com.example.crawl.egress.clock.FakeClock;
 import com.example.crawl.egress.pool.BanCounts;
 import com.example.crawl.egress.pool.FakePoolApi.Change;
 import com.example.crawl.egress.pool.FakePoolApi;
 import com.example.crawl.egress.pool.PoolReconciler;
-import com.example.crawl.egress.provider.FakeClock;
 import com.example.crawl.egress.runtime.EventSink;
 import com.example.crawl.egress.runtime.Outcome;
 import java.time.Duration;

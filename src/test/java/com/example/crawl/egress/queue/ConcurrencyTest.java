@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.example.crawl.egress.clock.FakeClock;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.example.crawl.egress.clock.FakeClock;
 import com.example.crawl.egress.clock.NanoClock;
 import java.time.Duration;
 import java.util.List;

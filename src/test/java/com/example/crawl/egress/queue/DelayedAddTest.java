@@ -3,6 +3,7 @@ package com.example.crawl.egress.queue;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 
+import com.example.crawl.egress.clock.FakeClock;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
@@ -108,7 +109,7 @@ class DelayedAddTest {
 
     @Test
     void shouldOrderDueTimesAcrossAWrapOfTheNanoClock() throws Exception {
-        FakeClock nearWrap = new FakeClock(Long.MAX_VALUE - Duration.ofSeconds(1).toNanos());
+        FakeClock nearWrap = new FakeClock(FakeClock.START, Long.MAX_VALUE - Duration.ofSeconds(1).toNanos());
         WorkQueue<String> wrapping = new WorkQueue<>(RateLimiter.defaultControllerLimiter(nearWrap), nearWrap);
         wrapping.addAfter("late", Duration.ofSeconds(3));
         wrapping.addAfter("early", Duration.ofMillis(500));

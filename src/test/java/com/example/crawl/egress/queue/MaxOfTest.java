@@ -3,6 +3,7 @@ package com.example.crawl.egress.queue;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
+import com.example.crawl.egress.clock.FakeClock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
