@@ -1,11 +1,11 @@
 /**
- * The API: the {@code Proxy} and {@code ProviderHealth} resource types, their spec and status
- * values, and the pure rules on them (defaults, validation, phase, conditions, spec hash,
- * instance names).
+ * The resource types users write and the operator reports ({@code Proxy}, {@code ProxyPool},
+ * {@code ProviderHealth}), their spec and status records, and the pure rules on them: CRD defaults
+ * applied in constructors, the CRD's rules re-checked, conditions, the phase derived from them,
+ * the spec hash, instance names, and a Proxy's credentials and the Secret that holds them.
  *
- * <p>Owns the shape of the objects users write and the operator reports. Must not import client,
- * provider, HTTP or any other component code of this project: fabric8's model classes and
- * annotations, its {@code CustomResource} base class and Jackson are the only foreign
- * types allowed here ({@code LayeringTest} enforces it). No I/O, no clocks: callers pass time in.
+ * <p>Shared by the components on every replica; does no I/O and reads no clock (callers pass time
+ * in). Imports only the JDK, fabric8's model classes, annotations and {@code CustomResource}, and
+ * Jackson: no client, provider, HTTP or component code ({@code LayeringTest}).
  */
 package com.example.crawl.egress.api;

@@ -1,9 +1,11 @@
 /**
- * The informer cache every replica shares: Proxies, ProxyPools and the Secrets Proxies name,
- * watched once and read by the controllers, the health engine, discovery and the ban ledger, with
- * the indexes that map a Secret or a member back to the objects that depend on it.
+ * The informer cache: Proxies, ProxyPools and the two kinds of labelled Secret Proxies name
+ * (cloud-init and credentials), each watched once, with the indexes that map a Secret or a member
+ * Proxy back to what depends on it, and the keys the work queues hold. Event handlers only turn
+ * events into keys; everyone else reads objects from memory, never the network.
  *
- * <p>Reads only; nothing here writes to the API server. Runs on every replica from start, so that a
- * standby serves discovery from a warm cache and a new leader reconciles at once.
+ * <p>Runs on every replica from start, so that a standby serves discovery from a full cache and
+ * a new leader finds every key already queued. Reads only: writes nothing to the API server.
+ * Imports of this project only the {@code api} types it caches and the runtime's key type.
  */
 package com.example.crawl.egress.cache;

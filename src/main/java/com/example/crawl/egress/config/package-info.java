@@ -1,9 +1,12 @@
 /**
- * Start-up configuration: command-line flags and environment variables parsed strictly into one
- * immutable {@code OperatorConfig}, and the providers config file parsed into typed entries.
+ * Start-up configuration: every flag and environment variable, parsed strictly into one immutable
+ * {@code OperatorConfig} with one record per component (so each is handed only its part), and the
+ * providers file parsed into typed entries. The flag table is declared once and also gives
+ * {@code --help}; a bad value is a one-line {@code ConfigException} naming the flag, variable,
+ * entry or field, and {@code Main} exits 2.
  *
- * <p>Owns every read of flags, environment and the providers file; errors are one-line
- * {@code ConfigException}s naming the flag, variable, entry or field. Must not import any other
- * component of the operator, open network connections or start threads.
+ * <p>The only reader of flags and environment; reads no file but the providers file, opens no
+ * connection and starts no thread. Imports of this project only {@code log}'s format and level
+ * types, for the logging flags.
  */
 package com.example.crawl.egress.config;

@@ -1,10 +1,11 @@
 /**
- * The health engine: a ticker that schedules a probe per proxy per period on virtual threads, the
- * raw-socket {@code ConnectProber}, threshold counting, and the transitions it hands to the
- * reconciler as keys.
+ * The health engine: a scheduler that probes every proxy with an address once per its period on
+ * virtual threads, through a raw-socket CONNECT prober, counts consecutive results against the
+ * thresholds, and implements the Proxy controller's {@code HealthSource}: when the verdict status
+ * should show changes, it puts the proxy's key on the Proxy queue.
  *
- * <p>Owns health state, not its representation in status (the reconciler writes that). The
- * prober must not use {@code java.net.http}: a probe opens a fresh connection every time.
- * Runs on the leader only.
+ * <p>Runs on the leader only. Owns health state, not its place in status (the reconciler writes
+ * that). The prober speaks raw sockets, never {@code java.net.http}, opens a fresh connection
+ * for every probe and sends no trace context to a proxy or target ({@code LayeringTest}).
  */
 package com.example.crawl.egress.health;

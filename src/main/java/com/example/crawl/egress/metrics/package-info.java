@@ -1,13 +1,11 @@
 /**
- * The operator's Prometheus metrics: an explicit registry created by {@code Main}, scrape-time
- * collectors for counts and states, the recorders the components report through, JVM metrics
- * from Prometheus' module, and {@code /metrics} served by Prometheus' JDK-HttpServer exporter.
+ * The operator's Prometheus metrics: one explicit registry that {@code Main} creates, one recorder
+ * for each component's own recorder interface, gauges computed at scrape time from what they count,
+ * JVM metrics from Prometheus' module, and {@code /metrics} served by Prometheus' JDK-HttpServer
+ * exporter. {@code docs/operations.md} lists every metric.
  *
- * <p>Never uses the default registry and reads no configuration from the environment. Components
- * depend on small recorder interfaces of their own ({@code health.ProbeRecorder},
- * {@code discovery.LeaseRecorder} and {@code ServedRecorder}, {@code provider.RequestRecorder},
- * {@code controller.ReconcileRecorder}, {@code queue.QueueRecorder}, {@code gc.GcRecorder}), which this package
- * implements; only {@code Main} imports it, and only it and {@code Main} import Prometheus
- * ({@code LayeringTest} checks both).
+ * <p>Runs on every replica. Never uses the default registry and reads no configuration from the
+ * environment. Only {@code Main} imports this package, and only it and {@code Main} import
+ * Prometheus: components report through interfaces they own ({@code LayeringTest}).
  */
 package com.example.crawl.egress.metrics;

@@ -1,20 +1,14 @@
 /**
- * The contract every backend implements ({@code Provider}, the optional {@code Checker}), the
- * sealed family of provider errors and their classification, the registry built from the
- * providers config, and the decorator seam through which metrics (now) and tracing (later) wrap
- * every provider.
+ * The contract every backend implements: four idempotent blocking calls (create, get, delete,
+ * list by owner tag), the optional {@code Checker} with its deadline-bound {@code CheckCall}, the
+ * sealed family of provider errors that callers switch on, the registry built from the providers
+ * config, and the decorators through which metering and tracing wrap every provider. It also
+ * holds what every Squid configuration shares: the egress policy, the access rules, the hashed
+ * password file and the cloud-init the VM providers hand their instances.
  *
- * <p>Public: what the controller, garbage collection, provider health, the concrete providers and
- * {@code Main} use — {@code Provider}, {@code CreateRequest}, {@code Instance},
- * {@code InstanceState}, {@code ProviderException}, {@code Checker}, {@code TargetStatus},
- * {@code CheckCall} (a checker's call under its deadline, and the one {@code Timeout} reason),
- * {@code ProviderFactory}, {@code ProviderDecorator}, {@code RequestRecorder} and
- * {@code ProviderRegistry}. {@code MeteredProvider} stays package-private behind
- * {@code ProviderDecorator.metered}. Tests of other packages use the test-scope
- * {@code FakeProvider} and {@code FakeChecker}.
- *
- * <p>Must not import a concrete provider package (they import this one) or the controller;
- * {@code LayeringTest} enforces both. Holds no clocks: time is injected. Starts no threads but
- * the one virtual thread of each {@code CheckCall}.
+ * <p>Providers are built on every replica but called only by leader-only components (the Proxy
+ * controller, garbage collection, provider health). Must not import a controller, the runtime,
+ * the cache or a concrete provider package: they import this one, and {@code Main} hands in the
+ * factories ({@code LayeringTest}). Starts no threads but each check call's one virtual thread.
  */
 package com.example.crawl.egress.provider;

@@ -1,12 +1,13 @@
 /**
- * Periodic provider backend checks: every {@code Checker} concurrently under one deadline, one
- * {@code ProviderHealth} status write per provider per round, transitions logged once, and the
- * latest verdicts as {@code TargetReading}s for the scrape-time gauges. At start, our objects of
- * providers no longer checked are deleted.
+ * Provider health: every {@code --provider-check-interval}, a round that calls every
+ * {@code Checker} at once under one deadline, writes one {@code ProviderHealth} status per
+ * provider, logs transitions once, and keeps the latest verdicts for the scrape-time gauges. A
+ * checker still running from an earlier round answers {@code Timeout} and is never called twice.
+ * At start, our objects for providers no longer checked are deleted.
  *
- * <p>Calls checkers directly, never through the metrics and tracing decorators, so a check never
- * counts as a provider request, and knows providers only through {@code Checker}. Reads objects
- * from the API server, never from a cache; never deletes an object without its managed label;
- * imports neither the metrics package nor Prometheus. Runs on the leader only.
+ * <p>Runs on the leader only. Calls checkers undecorated, so a check never counts as a provider
+ * request; reads its objects from the API server, never a cache, and deletes none without its
+ * managed label. Must not import a controller, the runtime, the cache, the health engine or a
+ * concrete provider ({@code LayeringTest}).
  */
 package com.example.crawl.egress.providerhealth;

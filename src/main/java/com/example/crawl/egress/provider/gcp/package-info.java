@@ -1,22 +1,13 @@
 /**
- * The {@code gcp} provider: Compute Engine instances through four calls (insert, get, delete,
- * aggregated list), fire-and-forget, with ownership carried in instance labels.
+ * The {@code gcp} provider ({@code docs/providers/gcp.md}): a Compute Engine VM per Proxy, made and
+ * observed through four calls (insert, get, delete, aggregated list) that do not wait for
+ * operations, each one attempt under a deadline, since the work queue owns retries. Ownership is
+ * in the VM's labels, including the installation's {@code --cluster-name}, which every listing
+ * filters on, so that operators of several clusters can share a project without one's orphan
+ * sweep judging another's VMs. Compute Engine rations reads, so the provider asks the reconciler
+ * to serve drift checks from one shared listing per interval; it is also its own checker.
  *
- * <p>{@code GcpProvider} (public, for {@code Backend}'s wiring) makes the calls; the pure parts
- * beside it build the insert request ({@code InsertRequests}), map an instance to the contract's
- * states ({@code ComputeInstance}), write and parse providerIDs ({@code InstanceId}) and sort
- * failures into the provider error classes ({@code ComputeFailure}) and into the checker's
- * reasons ({@code ComputeCheck}); {@code ComputeClients} builds the client (endpoint, credentials,
- * one attempt per call under a deadline). {@code GcpProvider} is also the {@code Checker}, and
- * {@code ListsForDrift}: the reconciler reads Running instances from one shared listing per drift
- * interval.
- *
- * <p>Every VM carries the installation's {@code --cluster-name} as a label, and every listing
- * filters on it, so that operators of several clusters can share a project without one's orphan
- * sweep judging another's VMs.
- *
- * <p>Imports only {@code api}, {@code provider}, {@code config} and Google's client libraries;
- * never another provider. Starts no threads of its own (the client's executor is the client's)
- * beyond one virtual thread per check, which ends with the check's call.
+ * <p>Imports of this project only {@code api}, {@code provider} and {@code config}, never another
+ * provider ({@code LayeringTest}). Starts no threads beyond its client's and one per check.
  */
 package com.example.crawl.egress.provider.gcp;

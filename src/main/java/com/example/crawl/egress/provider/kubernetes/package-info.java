@@ -1,14 +1,11 @@
 /**
- * The {@code kubernetes} provider: a Squid pod per Proxy in this cluster, labelled with its
- * owner's UID, observed by polling, never watched.
+ * The {@code kubernetes} provider ({@code docs/providers/kubernetes.md}): a hardened Squid pod per
+ * Proxy in the operator's own cluster, with its hashed password file in a Secret the pod owns,
+ * labelled with its owner's UID, read by polling and never watched. API errors are sorted into
+ * the provider's error classes; the check lists one managed pod.
  *
- * <p>{@code PodProvider} (public: {@code Main} builds it) implements the {@code Provider} and
- * {@code Checker} contracts over the fabric8 client it is given; {@code PodTemplate} builds the
- * pod as a pure function, {@code PodInstance} maps a pod back to an instance state, {@code PodId}
- * is the providerID, {@code ApiFailure} sorts API errors into the provider's error classes.
- *
- * <p>Imports only {@code api}, {@code provider} and {@code config} of this project; never
- * another provider. Starts no threads of its own beyond one short-lived virtual thread per
- * health check, and never closes the client it shares with the rest of the operator.
+ * <p>Imports of this project only {@code api}, {@code provider} and {@code config}, never another
+ * provider ({@code LayeringTest}). Uses the operator's one client with a request timeout of its
+ * own and never closes it; starts no threads beyond one per check.
  */
 package com.example.crawl.egress.provider.kubernetes;

@@ -1,36 +1,15 @@
 /**
- * The {@code kvm} provider: libvirt domains on hosts reached over SSH, with the libvirt socket
- * forwarded per host, base images cached in a pool and a NoCloud seed per VM. Native libvirt
- * calls run on platform threads, each bounded by a deadline.
+ * The {@code kvm} provider ({@code docs/providers/kvm.md}): a libvirt domain per Proxy on a host
+ * reached over SSH, libvirt's socket forwarded through the SSH connection, nothing on the host
+ * listening for libvirt on the network. Each host has one connection and one slot: one call at a
+ * time, on a platform thread of the host's (libvirt is native), cut at the caller's deadline, or
+ * for a check abandoned, since reconciles share the connection. A create is a series of steps,
+ * each finding what an earlier attempt left: a verified base image per host (complete only with
+ * its marker), an overlay, a seed ISO with the merged cloud-init, then the domain, whose owner is
+ * recorded in its XML metadata because libvirt has no labels.
  *
- * <p>Its pure part turns a request into what libvirt is handed and maps what libvirt answers,
- * without I/O: {@link com.example.crawl.egress.provider.kvm.DomainXml} and
- * {@link com.example.crawl.egress.provider.kvm.VolumeXml} (the documents, over
- * {@link com.example.crawl.egress.provider.kvm.XmlDoc}),
- * {@link com.example.crawl.egress.provider.kvm.DomainOwner} (ownership in {@code <metadata>}),
- * {@link com.example.crawl.egress.provider.kvm.SeedIso} (over
- * {@link com.example.crawl.egress.provider.kvm.IsoImage}),
- * {@link com.example.crawl.egress.provider.kvm.DomainId},
- * {@link com.example.crawl.egress.provider.kvm.DomainState} and
- * {@link com.example.crawl.egress.provider.kvm.Addresses}.
- *
- * <p>Connections: {@link com.example.crawl.egress.provider.kvm.HostPool} holds one
- * {@link com.example.crawl.egress.provider.kvm.HostSlot} per configured host, which dials a
- * {@link com.example.crawl.egress.provider.kvm.HostConnection} on first use (sshj with the key and
- * known_hosts read at start into memory, the libvirt socket forwarded over
- * {@code direct-streamlocal@openssh.com} to a private local socket, libvirt-java over that) and
- * lends it to one call at a time. Dial failures are tagged by stage
- * ({@link com.example.crawl.egress.provider.kvm.DialFailure}).
- *
- * <p>The provider: {@link com.example.crawl.egress.provider.kvm.KvmProvider} makes, reads, deletes
- * and lists domains through the pool, one step per call, each step finding what an earlier attempt
- * left; {@link com.example.crawl.egress.provider.kvm.BaseImages} keeps one verified copy of each
- * base image per host (complete only with its marker volume);
- * {@link com.example.crawl.egress.provider.kvm.LibvirtFailure} sorts libvirt's errors and
- * {@link com.example.crawl.egress.provider.kvm.KvmCheck} the checker's reasons.
- *
- * <p>Imports only {@code api}, {@code provider} and {@code config}; never another provider. Writes
- * no key material anywhere and logs nothing itself: failures reach the caller as
- * {@code ProviderException}s.
+ * <p>Imports of this project only {@code api}, {@code provider} and {@code config}, never another
+ * provider ({@code LayeringTest}). Keeps key material in memory only and logs nothing itself:
+ * failures reach the caller as provider errors naming the host and the step.
  */
 package com.example.crawl.egress.provider.kvm;
