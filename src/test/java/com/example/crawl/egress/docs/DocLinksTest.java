@@ -34,7 +34,7 @@ class DocLinksTest {
         List<String> broken = new ArrayList<>();
         int checked = 0;
         for (Path page : pages()) {
-            for (String target : links(page)) {
+            for (String target : links(Files.readAllLines(page))) {
                 if (target.matches("^[a-z][a-z0-9+.-]*:.*")) {
                     continue; // http:, https:, mailto:
                 }
@@ -63,17 +63,22 @@ class DocLinksTest {
 
     private static List<Path> pages() throws IOException {
         List<Path> out = new ArrayList<>(List.of(Path.of("README.md")));
-        try (Stream<Path> docs = Files.walk(Path.of("docs"))) {
-            docs.filter(p -> p.toString().endsWith(".md")).sorted().forEach(out::add);
-        }
+        out.addAll(docsPages());
         return out;
     }
 
-    /** Link targets outside fenced code blocks and code spans. */
-    private static List<String> links(Path page) throws IOException {
+    /** Every Markdown file under {@code docs/}, at any depth, sorted. */
+    static List<Path> docsPages() throws IOException {
+        try (Stream<Path> docs = Files.walk(Path.of("docs"))) {
+            return docs.filter(p -> p.toString().endsWith(".md")).sorted().toList();
+        }
+    }
+
+    /** Link targets of these Markdown lines, outside fenced code blocks and code spans. */
+    static List<String> links(List<String> lines) {
         List<String> out = new ArrayList<>();
         boolean fenced = false;
-        for (String line : Files.readAllLines(page)) {
+        for (String line : lines) {
             if (line.strip().startsWith("```")) {
                 fenced = !fenced;
                 continue;

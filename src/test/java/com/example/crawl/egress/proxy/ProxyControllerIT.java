@@ -2,16 +2,19 @@ package com.example.crawl.egress.proxy;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.example.crawl.egress.api.CloudInit;
 import com.example.crawl.egress.api.Condition;
 import com.example.crawl.egress.api.Conditions;
+import com.example.crawl.egress.api.CredentialsSecret;
 import com.example.crawl.egress.api.Endpoint;
 import com.example.crawl.egress.api.KubernetesSpec;
 import com.example.crawl.egress.api.Phase;
 import com.example.crawl.egress.api.Proxy;
+import com.example.crawl.egress.api.ProxyCredentials;
 import com.example.crawl.egress.api.ProxySpec;
 import com.example.crawl.egress.api.ProxyStatus;
 import com.example.crawl.egress.api.Reason;
@@ -19,10 +22,10 @@ import com.example.crawl.egress.config.OperatorConfig;
 import com.example.crawl.egress.provider.CreateRequest;
 import com.example.crawl.egress.provider.FakeProvider.Op;
 import com.example.crawl.egress.provider.FakeProvider;
-import com.example.crawl.egress.provider.Instance;
 import com.example.crawl.egress.provider.Provider;
 import com.example.crawl.egress.provider.ProviderException;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
+import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.api.model.SecretBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.nio.charset.StandardCharsets;
@@ -41,9 +44,10 @@ import org.junit.jupiter.api.Test;
 /**
  * The control loop end to end against the fabric8 mock API server (CRUD, CRDs installed) and a
  * {@link FakeProvider}. Waits are bounded polls on the state a user would look at; short
- * intervals make the polls quick. None of the assertions rests on a known mock-server gap: status
- * writes are counted, not trusted, and a conflict on {@code /status} is injected because the mock
- * would accept a stale one.
+ * intervals make the polls quick, except that the tests of the Secret watches put the drift poll
+ * an hour away, so that only the watch can make them pass. None of the assertions rests on a known
+ * mock-server gap: status writes are counted, not trusted, and a conflict on {@code /status} is
+ * injected because the mock would accept a stale one.
  */
 class ProxyControllerIT {
 
@@ -52,6 +56,13 @@ class ProxyControllerIT {
     private static final Duration WAIT = Duration.ofSeconds(20);
     private static final OperatorConfig.Reconcile FAST = new OperatorConfig.Reconcile(3, Duration.ofMillis(100),
             Duration.ofMillis(100), Duration.ofMillis(200), Duration.ofSeconds(30), Duration.ofMillis(50));
+    /**
+     * {@link #FAST} with the drift poll an hour away: a Ready Proxy is not looked at again within
+     * the test unless an event enqueues it, so what a test sees happen was that event's doing.
+     */
+    private static final OperatorConfig.Reconcile NO_DRIFT_POLL = new OperatorConfig.Reconcile(3,
+            Duration.ofMillis(100), Duration.ofMillis(100), Duration.ofHours(1), Duration.ofSeconds(30),
+            Duration.ofMillis(50));
 
     private MockCluster cluster;
     private KubernetesClient client;
@@ -218,8 +229,8 @@ class ProxyControllerIT {
     }
 
     @Test
-    void shouldReplaceTheInstancesOfARotatedCloudInitSecret() throws Exception {
-        loop(provider);
+    void shouldReplaceTheInstancesOfARotatedCloudInitSecretThroughItsWatch() throws Exception {
+        loop(provider, NO_DRIFT_POLL);
         secret("v: 1");
         ProxySpec spec = new ProxySpec(null, "fake", null, null, null,
                 new CloudInit(null, new CloudInit.SecretKeyRef("init", "user-data")), null, null,
@@ -232,12 +243,47 @@ class ProxyControllerIT {
         String id2 = status(p2).providerID();
         provider.markRunning(id1, "10.0.0.1");
         provider.markRunning(id2, "10.0.0.2");
+        awaitProxy("p1", p -> status(p).ip() != null);
         awaitProxy("p2", p -> status(p).ip() != null);
 
         secret("v: 2");
 
         MockCluster.await(WAIT, () -> cloudInit(id1).equals("v: 2") && cloudInit(id2).equals("v: 2"));
         assertEquals(4, provider.calls(Op.CREATE));
+    }
+
+    @Test
+    void shouldRegenerateTheCredentialsAndReplaceTheInstanceAtOnceWhenTheirSecretIsDeleted() throws Exception {
+        loop(provider, NO_DRIFT_POLL);
+        String id = running("p1");
+        Secret before = credentialsSecret("p1").orElseThrow();
+        ProxyCredentials old = CredentialsSecret.read(before);
+        assertEquals(old, provider.request(id).orElseThrow().credentials());
+
+        client.resource(before).delete();
+
+        MockCluster.await(WAIT, () -> credentialsSecret("p1")
+                .filter(s -> !s.getMetadata().getUid().equals(before.getMetadata().getUid()))
+                .map(s -> provider.request(id).map(r -> r.credentials().equals(credentialsOf(s))).orElse(false))
+                .orElse(false));
+        assertNotEquals(old, provider.request(id).orElseThrow().credentials());
+        assertEquals(2, provider.calls(Op.CREATE), "the instance with the old credentials was replaced, once");
+    }
+
+    @Test
+    void shouldReportACredentialsSecretMadeUnusableWithoutWaitingForTheDriftPoll() throws Exception {
+        loop(provider, NO_DRIFT_POLL);
+        running("p1");
+        Secret secret = credentialsSecret("p1").orElseThrow();
+
+        client.resource(new SecretBuilder(secret).withData(Map.of("username", secret.getData().get("username")))
+                .build()).update();
+
+        Proxy reported = awaitProxy("p1", p -> hasReason(p, Reason.CredentialsError));
+        String message = condition(reported, Condition.PROVISIONED).message();
+        assertTrue(message.contains(secret.getMetadata().getName()) && message.contains("password"), message);
+        assertEquals(1, provider.calls(Op.CREATE), "nothing replaced");
+        assertEquals(0, provider.calls(Op.DELETE));
     }
 
     @Test
@@ -284,7 +330,11 @@ class ProxyControllerIT {
     // --- helpers ---
 
     private void loop(Provider p) throws Exception {
-        running.add(new ControlLoop(client, p, FAST, HealthSource.NONE).start());
+        loop(p, FAST);
+    }
+
+    private void loop(Provider p, OperatorConfig.Reconcile intervals) throws Exception {
+        running.add(new ControlLoop(client, p, intervals, HealthSource.NONE).start());
     }
 
     private String running(String name) {
@@ -323,6 +373,18 @@ class ProxyControllerIT {
                     .addToData("user-data", encoded).build()).create();
         } else {
             existing.edit(s -> new SecretBuilder(s).addToData("user-data", encoded).build());
+        }
+    }
+
+    private Optional<Secret> credentialsSecret(String proxy) {
+        return Optional.ofNullable(client.secrets().inNamespace(NS).withName(CredentialsSecret.name(proxy)).get());
+    }
+
+    private static ProxyCredentials credentialsOf(Secret secret) {
+        try {
+            return CredentialsSecret.read(secret);
+        } catch (CredentialsSecret.Invalid e) {
+            throw new AssertionError(e.getMessage(), e);
         }
     }
 
