@@ -54,8 +54,9 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@link KvmProvider} against {@link KvmLab}'s real sshd and libvirtd (QEMU under TCG): create,
- * get, delete and listByTag on real domains and volumes, base images served by a local HTTP
- * server, and the checker's reasons for each way a host can fail. Domains are named
+ * get, delete and listByTag on real domains and volumes, each create step finding what an earlier
+ * attempt left, base images served by a local HTTP server, and the checker's reasons for each way
+ * a host can fail. Domains are named
  * {@value KvmLab#DOMAIN_PREFIX}{@code *}, so the lab removes whatever a failed test leaves.
  */
 class KvmProviderIT {
@@ -68,6 +69,10 @@ class KvmProviderIT {
      */
     private static final KvmProvider.Tuning TUNING = new KvmProvider.Tuning(Duration.ofSeconds(30),
             Duration.ofSeconds(60), Duration.ofSeconds(60), DomainXml.Accel.qemu);
+
+    /** {@code VIR_DOMAIN_METADATA_ELEMENT} and {@code VIR_DOMAIN_AFFECT_CONFIG}. */
+    private static final int METADATA_ELEMENT = 2;
+    private static final int AFFECT_CONFIG = 2;
 
     private static KvmLab lab;
     private static HttpServer http;
@@ -341,6 +346,139 @@ class KvmProviderIT {
                 assertInstanceOf(ProviderException.Transient.class, hung.getCause(), "the first host's get timed out");
             } finally {
                 Tools.run("kill", "-CONT", Long.toString(sshd));
+            }
+        }
+    }
+
+    @Test
+    void shouldStartADomainOfOursThatWasDefinedButNeverStarted() throws Exception {
+        KvmSpec.Image image = image("stopped", 69);
+        CreateRequest req = request("egress-kvm-stopped", "uid-stopped", image);
+        // What an earlier attempt leaves when it stops between the define and the start.
+        lab.virsh("vol-create-as", KvmLab.POOL, VolumeXml.overlayName(req.name()), "1G", "--format", "qcow2");
+        lab.virsh("vol-create-as", KvmLab.POOL, VolumeXml.seedName(req.name()), "1M", "--format", "raw");
+        define(req, CLUSTER);
+        assertEquals("shut off", lab.virsh("domstate", req.name()).strip());
+        try (KvmProvider provider = provider(CLUSTER)) {
+            Instance adopted = provider.create(req);
+
+            assertEquals("running", lab.virsh("domstate", req.name()).strip());
+            assertEquals("hosts/lab/domains/" + req.name(), adopted.providerID());
+            assertEquals(Instant.parse("2026-12-01T15:00:00Z"), adopted.createdAt(), "the defined domain's own");
+            assertEquals(0, requests(image), "an adopted domain needs no base image");
+            provider.delete(adopted.providerID());
+        }
+    }
+
+    @Test
+    void shouldReuseAnOverlayAnEarlierAttemptLeft() throws Exception {
+        KvmSpec.Image image = image("overlay", 70);
+        CreateRequest req = request("egress-kvm-overlay", "uid-overlay", image);
+        String overlay = VolumeXml.overlayName(req.name());
+        lab.virsh("vol-create-as", KvmLab.POOL, overlay, "2G", "--format", "qcow2"); // the request asks for 1 GiB
+        try (KvmProvider provider = provider(CLUSTER)) {
+            provider.create(req);
+
+            assertEquals("running", lab.virsh("domstate", req.name()).strip());
+            assertTrue(lab.virsh("vol-info", "--pool", KvmLab.POOL, overlay, "--bytes")
+                    .matches("(?s).*Capacity:\\s+2147483648 bytes.*"), "the overlay found, not a new one");
+            provider.delete("hosts/lab/domains/" + req.name());
+        }
+    }
+
+    @Test
+    void shouldReplaceAStaleTruncatedSeedWithAFreshOne() throws Exception {
+        KvmSpec.Image image = image("seed", 71);
+        CreateRequest req = request("egress-kvm-seed", "uid-seed", image);
+        String seedName = VolumeXml.seedName(req.name());
+        CreateRequest earlier = new CreateRequest(req.name(), req.ownerUid(), req.namespace(), req.proxyName(),
+                req.port(), req.cloudInit(), new ProxyCredentials("old-user", "old-pass"), null, req.kvm(), null);
+        byte[] stale = SeedIso.build(earlier, EgressPolicy.DEFAULT, "old-user:$apr1$x$y\n");
+        Path cut = Files.write(dir.resolve("cut-seed.iso"), Arrays.copyOf(stale, stale.length / 2));
+        lab.virsh("vol-create-as", KvmLab.POOL, seedName, Long.toString(stale.length), "--format", "raw");
+        lab.virsh("vol-upload", "--pool", KvmLab.POOL, seedName, cut.toString()); // as a cut upload leaves it
+        try (KvmProvider provider = provider(CLUSTER)) {
+            provider.create(req);
+
+            Path seed = lab.poolDirectory().resolve(seedName);
+            assertTrue(Tools.run("isoinfo", "-d", "-i", seed.toString()).contains("Volume id: cidata"));
+            String userData = decodedParts(Tools.run("isoinfo", "-J", "-x", "/user-data", "-i", seed.toString()));
+            assertTrue(userData.contains("crawler:$"), "this create's credentials: " + userData);
+            assertFalse(userData.contains("old-user"), userData);
+            provider.delete("hosts/lab/domains/" + req.name());
+        }
+    }
+
+    @Test
+    void shouldFailTheWholeListingWhenOneHostCannotBeReached() throws Exception {
+        define(request("egress-kvm-listed", "uid-listed", image("listed", 72)), CLUSTER);
+        int closed;
+        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            closed = socket.getLocalPort();
+        }
+        ProviderConfig.KvmHost down = new ProviderConfig.KvmHost("down", "127.0.0.1", closed, lab.sshUser(),
+                lab.privateKeyFile(), knownHosts(), KvmLab.LIBVIRT_SOCKET);
+        ProviderConfig.Kvm settings = new ProviderConfig.Kvm(List.of(host(lab.sshPort(), knownHosts()), down),
+                KvmLab.POOL);
+        try (KvmProvider provider = new KvmProvider(settings, HostPool.create("kvm-lab", settings.hosts(),
+                Clock.systemUTC()), CLUSTER, EgressPolicy.DEFAULT, Clock.systemUTC(), TUNING)) {
+            ProviderException e = assertThrows(ProviderException.class, provider::listByTag,
+                    "the reachable host's domain alone is no list to judge orphans by");
+            assertInstanceOf(ProviderException.Transient.class, e, e.getMessage());
+            assertTrue(e.getMessage().startsWith("list managed domains: host down: "), e.getMessage());
+        } finally {
+            lab.virsh("undefine", "egress-kvm-listed", "--nvram");
+        }
+    }
+
+    @Test
+    void shouldSkipADomainThatCannotBeReadAndListTheRest() throws Exception {
+        KvmSpec.Image image = image("unreadable", 73);
+        define(request("egress-kvm-readable", "uid-readable", image), CLUSTER);
+        define(request("egress-kvm-unreadable", "uid-unreadable", image), CLUSTER);
+        makeUnreadable("egress-kvm-unreadable");
+        try (KvmProvider provider = provider(CLUSTER)) {
+            ProviderException unreadable = assertThrows(ProviderException.class,
+                    () -> provider.get("hosts/lab/domains/egress-kvm-unreadable"));
+            assertTrue(unreadable.getMessage().contains("Unable to encode message payload"), unreadable.getMessage());
+
+            assertEquals(List.of("egress-kvm-readable"), provider.listByTag().stream().map(Instance::name).toList());
+        } finally {
+            lab.virsh("undefine", "egress-kvm-readable", "--nvram");
+            lab.virsh("undefine", "egress-kvm-unreadable", "--nvram");
+        }
+    }
+
+    @Test
+    void shouldKeepTheConnectionWhenThePoolCheckFails() throws Exception {
+        ProviderConfig.Kvm settings = new ProviderConfig.Kvm(List.of(host(lab.sshPort(), knownHosts())),
+                "no-such-pool");
+        HostPool hosts = HostPool.create("kvm-lab", settings.hosts(), Clock.systemUTC());
+        try (KvmProvider provider = new KvmProvider(settings, hosts, CLUSTER, EgressPolicy.DEFAULT, Clock.systemUTC(),
+                TUNING)) {
+            for (int round = 0; round < 2; round++) {
+                TargetStatus status = provider.check(Instant.now().plusSeconds(20)).getFirst();
+                assertEquals(KvmCheck.POOL_NOT_FOUND, status.reason(), status.toString());
+            }
+            assertEquals(1, hosts.dials(HOST), "both checks on the first connection");
+        }
+    }
+
+    /**
+     * Gives domain {@code name} two metadata elements of 2.5 MB each: its XML then exceeds what
+     * libvirt's protocol carries in one string (4 MiB), and libvirtd answers every read of it with
+     * an error ("Unable to encode message payload") while the connection stays up, a domain that
+     * cannot be read on a host that answers.
+     */
+    private static void makeUnreadable(String name) throws Exception {
+        String big = "<padding>" + "x".repeat(2_500_000) + "</padding>";
+        try (HostPool hosts = HostPool.create("kvm-lab", List.of(host(lab.sshPort(), knownHosts())),
+                Clock.systemUTC())) {
+            for (String ns : List.of("urn:egress-test:a", "urn:egress-test:b")) {
+                hosts.call(HOST, Instant.now().plusSeconds(30), libvirt -> {
+                    libvirt.domainLookupByName(name).setMetadata(METADATA_ELEMENT, big, "pad", ns, AFFECT_CONFIG);
+                    return null;
+                });
             }
         }
     }
