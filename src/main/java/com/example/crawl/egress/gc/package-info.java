@@ -3,7 +3,9 @@
  * and the Secrets the operator made for Proxies that no longer exist. Something is deleted only
  * when it names its owning Proxy's UID, is older than {@code --gc-min-age}, and that UID is not
  * among the Proxies just listed from the API server (those being deleted count as live); a failed
- * Proxy list skips the sweep.
+ * Proxy list skips the sweep. A provider that keeps resources of its own
+ * ({@code CollectsUnused}: the kvm provider's base images) is then asked to delete those unused
+ * for its configured time.
  *
  * <p>Reads Proxies and Secrets through its own {@code Cluster} seam, never the informer cache,
  * and reaches backends only through the {@code provider} contract (no concrete provider, no
