@@ -11,8 +11,10 @@
  * {@link com.example.crawl.egress.provider.kvm.SeedIso} (over
  * {@link com.example.crawl.egress.provider.kvm.IsoImage}),
  * {@link com.example.crawl.egress.provider.kvm.DomainId},
- * {@link com.example.crawl.egress.provider.kvm.DomainState} and
- * {@link com.example.crawl.egress.provider.kvm.Addresses}.
+ * {@link com.example.crawl.egress.provider.kvm.DomainState},
+ * {@link com.example.crawl.egress.provider.kvm.Addresses},
+ * {@link com.example.crawl.egress.provider.kvm.DiskChains} (which files disks and volumes read)
+ * and {@link com.example.crawl.egress.provider.kvm.UnusedBases} (when a base image may go).
  *
  * <p>Connections: {@link com.example.crawl.egress.provider.kvm.HostPool} holds one
  * {@link com.example.crawl.egress.provider.kvm.HostSlot} per configured host, which dials a
@@ -25,7 +27,8 @@
  * <p>The provider: {@link com.example.crawl.egress.provider.kvm.KvmProvider} makes, reads, deletes
  * and lists domains through the pool, one step per call, each step finding what an earlier attempt
  * left; {@link com.example.crawl.egress.provider.kvm.BaseImages} keeps one verified copy of each
- * base image per host (complete only with its marker volume);
+ * base image per host (complete only with its marker volume) and, at each orphan sweep, deletes
+ * those nothing on the host has used for {@code kvm.deleteUnusedImagesAfter};
  * {@link com.example.crawl.egress.provider.kvm.LibvirtFailure} sorts libvirt's errors and
  * {@link com.example.crawl.egress.provider.kvm.KvmCheck} the checker's reasons.
  *
