@@ -33,9 +33,13 @@ class LayeringTest {
             "io.fabric8.kubernetes.model.annotation.", "io.fabric8.kubernetes.client.CustomResource",
             "com.fasterxml.jackson.annotation.", "tools.jackson.");
     private static final List<String> PROVIDERS = List.of("kubernetes", "gcp", "kvm", "local");
-    /** What gc may use of ours: the api, its config, the provider contract (not a provider), tracing. */
+    /**
+     * What gc may use of ours: the api, its config, the provider contract (not a provider, but its
+     * optional {@code CollectsUnused} face), tracing.
+     */
     private static final List<String> GC_ALLOWED = List.of(BASE + ".gc.", BASE + ".api.", BASE + ".config.",
-            BASE + ".tracing.", BASE + ".provider.Instance", BASE + ".provider.Provider");
+            BASE + ".tracing.", BASE + ".provider.Instance", BASE + ".provider.Provider",
+            BASE + ".provider.CollectsUnused");
     /** What pool may use of ours: the api, the lease store's ban seam, the controller runtime, the informer cache, the clock. */
     private static final List<String> POOL_ALLOWED = List.of(BASE + ".pool.", BASE + ".api.", BASE + ".lease.",
             BASE + ".runtime.", BASE + ".cache.", BASE + ".clock.");

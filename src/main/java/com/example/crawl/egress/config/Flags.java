@@ -107,6 +107,21 @@ final class Flags {
     /** A duration such as {@code 500ms}, {@code 10s}, {@code 5m}, {@code 1h30m}, or {@code 0}. */
     Duration duration(String name) throws ConfigException {
         String v = string(name);
+        try {
+            return parseDuration(v);
+        } catch (IllegalArgumentException e) {
+            throw invalid(name, v, e.getMessage());
+        }
+    }
+
+    /**
+     * The grammar of every duration the operator reads, flags and the providers config alike:
+     * {@code 0}, or whole numbers of {@code h}, {@code m}, {@code s} and {@code ms} written one
+     * after the other ({@code 1h30m}).
+     *
+     * @throws IllegalArgumentException saying what is wrong, without the value
+     */
+    static Duration parseDuration(String v) {
         if (v.equals("0")) {
             return Duration.ZERO;
         }
@@ -124,12 +139,12 @@ final class Flags {
                 });
             } catch (NumberFormatException | ArithmeticException e) {
                 // A number past a long, or hours past what a Duration holds.
-                throw invalid(name, v, "number too large");
+                throw new IllegalArgumentException("number too large");
             }
             end = m.end();
         }
         if (end == 0 || end != v.length()) {
-            throw invalid(name, v, "expected a duration such as 500ms, 10s, 5m or 1h30m");
+            throw new IllegalArgumentException("expected a duration such as 500ms, 10s, 5m or 1h30m");
         }
         return total;
     }

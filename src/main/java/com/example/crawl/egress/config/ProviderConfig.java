@@ -1,7 +1,9 @@
 package com.example.crawl.egress.config;
 
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 
 /**
@@ -46,12 +48,27 @@ public record ProviderConfig(String name, Settings settings) {
     /**
      * libvirt hosts reached over SSH.
      *
-     * @param pool storage pool holding base images, overlays and seed ISOs; the network a VM
-     *             joins is its Proxy's {@code spec.kvm.network}
+     * @param pool                    storage pool holding base images, overlays and seed ISOs;
+     *                                the network a VM joins is its Proxy's {@code spec.kvm.network}
+     * @param deleteUnusedImagesAfter how long a base image stays in a host's pool once nothing
+     *                                uses it; empty keeps every image for ever
      */
-    public record Kvm(List<KvmHost> hosts, String pool) implements Settings {
+    public record Kvm(List<KvmHost> hosts, String pool, Optional<Duration> deleteUnusedImagesAfter)
+            implements Settings {
+        /** A week: long enough that a Proxy deleted and re-created in that time finds its image. */
+        public static final Duration DEFAULT_DELETE_UNUSED_IMAGES_AFTER = Duration.ofDays(7);
+
         public Kvm {
             hosts = List.copyOf(hosts);
+            Objects.requireNonNull(deleteUnusedImagesAfter, "deleteUnusedImagesAfter");
+            if (deleteUnusedImagesAfter.filter(d -> !d.isPositive()).isPresent()) {
+                throw new IllegalArgumentException("deleteUnusedImagesAfter must be above zero");
+            }
+        }
+
+        /** Hosts and pool, unused base images deleted after the default week. */
+        public Kvm(List<KvmHost> hosts, String pool) {
+            this(hosts, pool, Optional.of(DEFAULT_DELETE_UNUSED_IMAGES_AFTER));
         }
     }
 

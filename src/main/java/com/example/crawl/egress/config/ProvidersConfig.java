@@ -9,6 +9,7 @@ import com.example.crawl.egress.config.ProviderConfig.Settings;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -36,6 +37,8 @@ public record ProvidersConfig(List<ProviderConfig> providers) {
     public static final ProvidersConfig NONE = new ProvidersConfig(List.of());
 
     private static final Set<String> TYPES = Set.of("kubernetes", "gcp", "kvm", "local");
+    private static final String DELETE_UNUSED_IMAGES_AFTER = "deleteUnusedImagesAfter";
+    private static final String NEVER = "never";
 
     public ProvidersConfig {
         providers = List.copyOf(providers);
@@ -134,7 +137,7 @@ public record ProvidersConfig(List<ProviderConfig> providers) {
     }
 
     private static Kvm kvm(YamlNode b) throws ConfigException {
-        b.requireObject(Set.of("hosts", "pool"));
+        b.requireObject(Set.of("hosts", "pool", DELETE_UNUSED_IMAGES_AFTER));
         List<KvmHost> hosts = new ArrayList<>();
         Set<String> names = new HashSet<>();
         for (YamlNode h : b.list("hosts")) {
@@ -152,6 +155,32 @@ public record ProvidersConfig(List<ProviderConfig> providers) {
         if (hosts.isEmpty()) {
             throw YamlNode.error(b.path() + ".hosts", "at least one host is required");
         }
-        return new Kvm(hosts, b.optionalString("pool", "default"));
+        return new Kvm(hosts, b.optionalString("pool", "default"), deleteUnusedImagesAfter(b));
+    }
+
+    /** {@code never}, or a duration above zero in the flags' grammar; a week when absent. */
+    private static Optional<Duration> deleteUnusedImagesAfter(YamlNode b) throws ConfigException {
+        JsonNode raw = b.node().get(DELETE_UNUSED_IMAGES_AFTER);
+        if (raw == null || raw.isNull()) {
+            return Optional.of(Kvm.DEFAULT_DELETE_UNUSED_IMAGES_AFTER);
+        }
+        String value = raw.isString() ? raw.stringValue() : raw.toString();
+        if (value.equals(NEVER)) {
+            return Optional.empty();
+        }
+        Duration after = Duration.ZERO;
+        if (raw.isString()) {
+            try {
+                after = Flags.parseDuration(value);
+            } catch (IllegalArgumentException e) {
+                // refused below, with the form it must have
+            }
+        }
+        if (!after.isPositive()) {
+            throw YamlNode.error(b.path() + "." + DELETE_UNUSED_IMAGES_AFTER, "must be a duration above zero such as "
+                    + "168h (hours are the largest unit), or " + NEVER + " to keep every image, not "
+                    + (raw.isString() ? "\"" + value + "\"" : value));
+        }
+        return Optional.of(after);
     }
 }

@@ -1,6 +1,7 @@
 package com.example.crawl.egress.gc;
 
 import com.example.crawl.egress.gc.OrphanRule.Verdict;
+import com.example.crawl.egress.provider.CollectsUnused;
 import com.example.crawl.egress.provider.Instance;
 import com.example.crawl.egress.provider.Provider;
 import com.example.crawl.egress.provider.ProviderException;
@@ -24,7 +25,11 @@ import org.slf4j.LoggerFactory;
  *       nothing (result {@code skipped});</li>
  *   <li>for each configured provider, in config order: {@code listByTag}, and delete each
  *       instance {@link OrphanRule} calls an orphan. A provider that cannot list, or an instance
- *       that cannot be deleted, is logged and left for the next sweep; the others go on;</li>
+ *       that cannot be deleted, is logged and left for the next sweep; the others go on. A
+ *       provider that keeps resources of its own ({@link CollectsUnused}: the kvm provider's base
+ *       images) then deletes those unused for its configured time, each deletion logged like an
+ *       instance's; what it could not reach counts as a failure, what it could not judge is
+ *       logged at INFO;</li>
  *   <li>then the same for the operator's Secrets, kind by kind.</li>
  * </ol>
  *
@@ -83,6 +88,7 @@ final class Sweep {
             Pass pass = new Pass(live, listedAt, stopping);
             for (String name : providers.names()) {
                 providers.find(name).ifPresent(p -> pass.instances(name, p));
+                providers.collector(name).ifPresent(c -> pass.unused(name, c));
             }
             for (OwnedSecret.Kind kind : OwnedSecret.Kind.values()) {
                 pass.secrets(kind);
@@ -146,6 +152,34 @@ final class Sweep {
                 } else {
                     delete(name, provider, instance);
                 }
+            }
+        }
+
+        void unused(String name, CollectsUnused collector) {
+            if (stop()) {
+                return;
+            }
+            CollectsUnused.Collected collected;
+            try {
+                collected = collector.collectUnused(clock.instant(), this::stop);
+            } catch (RuntimeException e) {
+                LOG.atWarn().addKeyValue("provider", name).addKeyValue("error", message(e))
+                        .log("Cannot collect unused provider resources; trying again at the next orphan sweep");
+                failures++;
+                return;
+            }
+            for (CollectsUnused.Deleted deleted : collected.deleted()) {
+                LOG.atWarn().addKeyValue("provider", name).addKeyValue("resource", deleted.resource())
+                        .addKeyValue("unusedSince", deleted.unusedSince()).log("Deleted unused provider resource");
+            }
+            for (String held : collected.held()) {
+                LOG.atInfo().addKeyValue("provider", name).addKeyValue("reason", held)
+                        .log("Deleting no unused resource of a provider target: what uses them cannot be read there");
+            }
+            for (String failed : collected.failed()) {
+                LOG.atWarn().addKeyValue("provider", name).addKeyValue("error", failed)
+                        .log("Cannot collect unused provider resources; trying again at the next orphan sweep");
+                failures++;
             }
         }
 

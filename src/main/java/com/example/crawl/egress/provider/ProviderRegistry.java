@@ -20,7 +20,8 @@ import java.util.TreeSet;
  * <p>Every provider is wrapped by the {@link ProviderDecorator} chain before anyone sees it
  * through {@link #find}. {@link #checkers()} returns the undecorated providers that implement
  * {@link Checker}, collected before decoration so that health checks bypass the decorators and
- * never count as provider requests.
+ * never count as provider requests. Those that implement {@link CollectsUnused} are noted the
+ * same way ({@link #collector}).
  *
  * <p>The registry does not own the providers' lifecycle: it builds them and hands them out.
  */
@@ -28,13 +29,15 @@ public final class ProviderRegistry {
 
     private final Map<String, Provider> providers;
     private final Map<String, Checker> checkers;
+    private final Map<String, CollectsUnused> collectors;
     private final Map<String, String> types;
     private final Set<String> listsForDrift;
 
-    private ProviderRegistry(Map<String, Provider> providers, Map<String, Checker> checkers, Map<String, String> types,
-            Set<String> listsForDrift) {
+    private ProviderRegistry(Map<String, Provider> providers, Map<String, Checker> checkers,
+            Map<String, CollectsUnused> collectors, Map<String, String> types, Set<String> listsForDrift) {
         this.providers = Collections.unmodifiableMap(providers);
         this.checkers = Collections.unmodifiableMap(checkers);
+        this.collectors = Collections.unmodifiableMap(collectors);
         this.types = Collections.unmodifiableMap(types);
         this.listsForDrift = Set.copyOf(listsForDrift);
     }
@@ -53,6 +56,7 @@ public final class ProviderRegistry {
             throws ConfigException {
         Map<String, Provider> providers = new LinkedHashMap<>();
         Map<String, Checker> checkers = new LinkedHashMap<>();
+        Map<String, CollectsUnused> collectors = new LinkedHashMap<>();
         Map<String, String> types = new LinkedHashMap<>();
         Set<String> listsForDrift = new HashSet<>();
         List<ProviderConfig> entries = config.providers();
@@ -68,6 +72,9 @@ public final class ProviderRegistry {
             if (raw instanceof Checker checker) {
                 checkers.put(entry.name(), checker);
             }
+            if (raw instanceof CollectsUnused collector) {
+                collectors.put(entry.name(), collector);
+            }
             if (raw instanceof ListsForDrift) {
                 listsForDrift.add(entry.name());
             }
@@ -75,7 +82,7 @@ public final class ProviderRegistry {
                     "decoration returned null for " + entry.name()));
             types.put(entry.name(), entry.type());
         }
-        return new ProviderRegistry(providers, checkers, types, listsForDrift);
+        return new ProviderRegistry(providers, checkers, collectors, types, listsForDrift);
     }
 
     /** The decorated provider configured under {@code name}, if any. */
@@ -89,6 +96,14 @@ public final class ProviderRegistry {
      */
     public Map<String, Checker> checkers() {
         return checkers;
+    }
+
+    /**
+     * The provider configured under {@code name} as {@link CollectsUnused}, undecorated, if it is
+     * one: the orphan sweep's second step for that provider.
+     */
+    public Optional<CollectsUnused> collector(String name) {
+        return Optional.ofNullable(collectors.get(name));
     }
 
     /** Whether the provider configured under {@code name} is {@link ListsForDrift}. */

@@ -11,6 +11,7 @@ import com.example.crawl.egress.config.ProviderConfig.Kvm;
 import com.example.crawl.egress.config.ProviderConfig.Local;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -18,6 +19,8 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 class ProvidersConfigTest {
+
+    private static final String KVM_HOST = "hosts: [{name: h, address: x, user: u, privateKeyFile: k, knownHostsFile: kh}]";
 
     private static final String FULL = """
             providers:
@@ -69,6 +72,18 @@ class ProvidersConfigTest {
     }
 
     @Test
+    void shouldDeleteUnusedKvmImagesAfterAWeekUnlessToldOtherwise() throws ConfigException {
+        assertEquals(Optional.of(Duration.ofDays(7)), kvm("").deleteUnusedImagesAfter());
+        assertEquals(Optional.of(Duration.ofMinutes(90)), kvm("deleteUnusedImagesAfter: 1h30m, ").deleteUnusedImagesAfter());
+        assertEquals(Optional.empty(), kvm("deleteUnusedImagesAfter: never, ").deleteUnusedImagesAfter(), "off");
+    }
+
+    private static Kvm kvm(String fields) throws ConfigException {
+        return (Kvm) ProvidersConfig.parse("providers: [{name: a, type: kvm, kvm: {" + fields + KVM_HOST + "}}]")
+                .providers().getFirst().settings();
+    }
+
+    @Test
     void shouldTreatAnEmptyFileAsNoProviders() throws ConfigException {
         assertTrue(ProvidersConfig.parse("").providers().isEmpty());
         assertTrue(ProvidersConfig.parse("providers: []").providers().isEmpty());
@@ -93,8 +108,13 @@ class ProvidersConfigTest {
         "providers: [{name: a, type: kubernetes}, {name: a, type: kubernetes}] | providers config: providers[1]: duplicate name \"a\"",
         "providers: [{name: a, type: kvm, kvm: {hosts: []}}] | providers config: providers[0] (a).kvm.hosts: at least one host is required",
         "providers: [{name: a, type: kvm, kvm: {hosts: [{name: h, address: x, user: u, privateKeyFile: k, knownHostsFile: kh, accelerator: hvf}]}}] | providers config: providers[0] (a).kvm.hosts[0].accelerator: must be auto, kvm or tcg, not \"hvf\"",
-        "providers: [{name: a, type: kvm, kvm: {network: br0, hosts: []}}] | providers config: providers[0] (a).kvm.network: unknown field (allowed: hosts, pool)",
+        "providers: [{name: a, type: kvm, kvm: {network: br0, hosts: []}}] | providers config: providers[0] (a).kvm.network: unknown field (allowed: deleteUnusedImagesAfter, hosts, pool)",
         "providers: [{name: a, type: kvm, kvm: {hosts: [{name: h, address: x, user: u, privateKeyFile: k, knownHostsFile: kh, port: 70000}]}}] | providers config: providers[0] (a).kvm.hosts[0].port: must be an integer between 1 and 65535",
+        "providers: [{name: a, type: kvm, kvm: {deleteUnusedImagesAfter: 7d, " + KVM_HOST + "}}] | providers config: providers[0] (a).kvm.deleteUnusedImagesAfter: must be a duration above zero such as 168h (hours are the largest unit), or never to keep every image, not \"7d\"",
+        "providers: [{name: a, type: kvm, kvm: {deleteUnusedImagesAfter: 0s, " + KVM_HOST + "}}] | providers config: providers[0] (a).kvm.deleteUnusedImagesAfter: must be a duration above zero such as 168h (hours are the largest unit), or never to keep every image, not \"0s\"",
+        "providers: [{name: a, type: kvm, kvm: {deleteUnusedImagesAfter: 0, " + KVM_HOST + "}}] | providers config: providers[0] (a).kvm.deleteUnusedImagesAfter: must be a duration above zero such as 168h (hours are the largest unit), or never to keep every image, not 0",
+        "providers: [{name: a, type: kvm, kvm: {deleteUnusedImagesAfter: -1h, " + KVM_HOST + "}}] | providers config: providers[0] (a).kvm.deleteUnusedImagesAfter: must be a duration above zero such as 168h (hours are the largest unit), or never to keep every image, not \"-1h\"",
+        "providers: [{name: a, type: kvm, kvm: {deleteUnusedImagesAfter: false, " + KVM_HOST + "}}] | providers config: providers[0] (a).kvm.deleteUnusedImagesAfter: must be a duration above zero such as 168h (hours are the largest unit), or never to keep every image, not false",
         "providers: [{name: 7, type: kubernetes}] | providers config: providers[0].name: must be a string",
         "providers: {name: a} | providers config: providers: must be a list",
         "provider: [] | providers config: provider: unknown field (allowed: providers)",

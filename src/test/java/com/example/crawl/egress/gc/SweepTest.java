@@ -6,17 +6,22 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.example.crawl.egress.clock.FakeClock;
 import com.example.crawl.egress.gc.OwnedSecret.Kind;
+import com.example.crawl.egress.provider.CollectsUnused;
 import com.example.crawl.egress.provider.FakeProvider.Op;
 import com.example.crawl.egress.provider.FakeProvider;
+import com.example.crawl.egress.provider.ForwardingProvider;
 import com.example.crawl.egress.provider.Instance;
 import com.example.crawl.egress.provider.InstanceState;
+import com.example.crawl.egress.provider.Provider;
 import com.example.crawl.egress.provider.ProviderException;
 import com.example.crawl.egress.proxy.LogLines;
 import io.opentelemetry.api.trace.TracerProvider;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
+import java.util.function.BooleanSupplier;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -254,6 +259,75 @@ class SweepTest {
         assertEquals("completed", field(summary, "result"));
         assertEquals("1", field(summary, "liveProxies"));
         assertEquals("1", field(summary, "instancesDeleted"));
+    }
+
+    @Test
+    void shouldAskAProviderThatCollectsUnusedResourcesAfterItsInstancesAndLogWhatItDid() {
+        List<String> calls = new ArrayList<>();
+        Collecting collecting = new Collecting(a, calls, new CollectsUnused.Collected(
+                List.of(new CollectsUnused.Deleted("hosts/hv1/pools/p/volumes/base.img", old())),
+                List.of("host hv2: domain x cannot be read"), List.of("host hv3: cannot connect")));
+        a.seed(instance("orphan", GONE, old()));
+        Sweep withCollector = new Sweep(Registries.of("a", collecting, "b", b), cluster, new OrphanRule(MIN_AGE), clock,
+                recorder, TracerProvider.noop().get("test"));
+
+        Sweep.Result result = withCollector.run(() -> false);
+
+        assertEquals(List.of("listByTag", "delete", "collectUnused@" + clock.instant()), calls);
+        assertEquals(new Sweep.Result(GcRecorder.PARTIAL, 1, 0, 1), result, "the unreachable host is a failure");
+        JsonNode deleted = log.lines("Deleted unused provider resource", l -> true).getFirst();
+        assertEquals("warn", field(deleted, "level"));
+        assertEquals("a", field(deleted, "provider"));
+        assertEquals("hosts/hv1/pools/p/volumes/base.img", field(deleted, "resource"));
+        assertEquals(old().toString(), field(deleted, "unusedSince"));
+        assertEquals("host hv2: domain x cannot be read",
+                field(log.lines("Deleting no unused resource of a provider target: what uses them cannot be read there",
+                        l -> true).getFirst(), "reason"));
+        assertEquals("host hv3: cannot connect",
+                field(log.lines("Cannot collect unused provider resources; trying again at the next orphan sweep",
+                        l -> true).getFirst(), "error"));
+    }
+
+    @Test
+    void shouldNotCollectUnusedResourcesOnceAskedToStop() {
+        List<String> calls = new ArrayList<>();
+        Collecting collecting = new Collecting(a, calls, CollectsUnused.Collected.NOTHING);
+        Sweep withCollector = new Sweep(Registries.of("a", collecting), cluster, new OrphanRule(MIN_AGE), clock,
+                recorder, TracerProvider.noop().get("test"));
+
+        withCollector.run(() -> true);
+
+        assertEquals(List.of(), calls);
+    }
+
+    /** A provider that also collects resources of its own, recording the calls it gets. */
+    private static final class Collecting extends ForwardingProvider implements CollectsUnused {
+        private final List<String> calls;
+        private final Collected answer;
+
+        Collecting(Provider delegate, List<String> calls, Collected answer) {
+            super(delegate);
+            this.calls = calls;
+            this.answer = answer;
+        }
+
+        @Override
+        public List<Instance> listByTag() throws ProviderException {
+            calls.add("listByTag");
+            return super.listByTag();
+        }
+
+        @Override
+        public void delete(String providerID) throws ProviderException {
+            calls.add("delete");
+            super.delete(providerID);
+        }
+
+        @Override
+        public Collected collectUnused(Instant now, BooleanSupplier stopping) {
+            calls.add("collectUnused@" + now);
+            return answer;
+        }
     }
 
     /** Seeds {@code kept} beside an orphan that differs only in its owner, and checks that only the orphan goes. */

@@ -131,6 +131,31 @@ class ProviderRegistryTest {
     }
 
     @Test
+    void shouldNoteCollectorsBeforeDecorating() throws Exception {
+        CollectsUnused.Collected answer = new CollectsUnused.Collected(List.of(), List.of("held"), List.of());
+        class Collecting extends Wrapped implements CollectsUnused {
+            Collecting(Provider inner) {
+                super("collecting", inner);
+            }
+
+            @Override
+            public Collected collectUnused(Instant now, java.util.function.BooleanSupplier stopping) {
+                return answer;
+            }
+        }
+        Map<String, ProviderFactory> withCollector = Map.of(
+                "kubernetes", c -> remember(c, new FakeProvider(CLOCK)),
+                "gcp", c -> remember(c, new Collecting(new FakeProvider(CLOCK))));
+
+        ProviderRegistry registry = ProviderRegistry.build(CONFIG, withCollector, (name, p) -> new Wrapped(name, p));
+
+        assertSame(built.get("gcp-eu"), registry.collector("gcp-eu").orElseThrow());
+        assertEquals(answer, registry.collector("gcp-eu").orElseThrow().collectUnused(CLOCK.instant(), () -> false));
+        assertEquals(Optional.empty(), registry.collector("pods"));
+        assertInstanceOf(Wrapped.class, registry.find("gcp-eu").orElseThrow());
+    }
+
+    @Test
     void shouldBuildNothingFromAnEmptyConfig() throws Exception {
         ProviderRegistry registry = ProviderRegistry.build(ProvidersConfig.NONE, Map.of(), ProviderDecorator.none());
 

@@ -4,6 +4,7 @@ import com.example.crawl.egress.api.KvmSpec;
 import com.example.crawl.egress.config.ConfigException;
 import com.example.crawl.egress.config.ProviderConfig;
 import com.example.crawl.egress.provider.Checker;
+import com.example.crawl.egress.provider.CollectsUnused;
 import com.example.crawl.egress.provider.CreateRequest;
 import com.example.crawl.egress.provider.EgressPolicy;
 import com.example.crawl.egress.provider.Instance;
@@ -23,6 +24,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.function.BooleanSupplier;
 import java.util.regex.Pattern;
 import org.libvirt.Connect;
 import org.libvirt.Domain;
@@ -57,7 +59,10 @@ import org.libvirt.StoragePool;
  *       skipped, since garbage collection never acts on what it did not see;</li>
  *   <li>{@code check} asks every host at once, over the pooled connection ({@link HostPool#probe},
  *       never closing it): libvirt's version and the hostname, then the pool, which must exist
- *       and run; reasons as {@link KvmCheck}.</li>
+ *       and run; reasons as {@link KvmCheck};</li>
+ *   <li>{@code collectUnused}, at each orphan sweep on the leader: the base images of each host
+ *       that nothing has used for {@code kvm.deleteUnusedImagesAfter} are deleted with their
+ *       markers ({@link BaseImages#collect}, by {@link UnusedBases}' rule).</li>
  * </ul>
  *
  * <p>Every libvirt call runs on the host's platform thread under a deadline
@@ -65,7 +70,7 @@ import org.libvirt.StoragePool;
  * {@link LibvirtFailure}. Thread-safe; calls block the caller. {@link #close} closes every host
  * connection.
  */
-public final class KvmProvider implements Provider, Checker, AutoCloseable {
+public final class KvmProvider implements Provider, Checker, CollectsUnused, AutoCloseable {
 
     static final long CALL_TIMEOUT_SECONDS = 30;
     /** {@code VIR_DOMAIN_UNDEFINE_NVRAM}, which libvirt-java 0.5.4's {@code UndefineFlags} lacks. */
@@ -87,6 +92,7 @@ public final class KvmProvider implements Provider, Checker, AutoCloseable {
     private final HostCalls calls;
     private final BaseImages bases;
     private final String pool;
+    private final Optional<Duration> deleteUnusedImagesAfter;
     private final String cluster;
     private final EgressPolicy policy;
     private final Clock clock;
@@ -100,6 +106,7 @@ public final class KvmProvider implements Provider, Checker, AutoCloseable {
         settings.hosts().forEach(h -> hostConfigs.put(h.name(), h));
         this.hosts = Objects.requireNonNull(hosts, "hosts");
         this.pool = settings.pool();
+        this.deleteUnusedImagesAfter = settings.deleteUnusedImagesAfter();
         this.cluster = Objects.requireNonNull(cluster, "cluster");
         this.policy = Objects.requireNonNull(policy, "policy");
         this.clock = clock;
@@ -239,6 +246,37 @@ public final class KvmProvider implements Provider, Checker, AutoCloseable {
     @Override
     public List<TargetStatus> check(Instant deadline) {
         return new HostChecks(hostConfigs, hosts, pool, clock).check(deadline);
+    }
+
+    /**
+     * Deletes the base images nothing has used for {@code kvm.deleteUnusedImagesAfter}, host by
+     * host ({@link BaseImages#collect}); nothing when that is {@code never}. A host that cannot be
+     * reached keeps its images and is reported failed; the others go on.
+     */
+    @Override
+    public Collected collectUnused(Instant now, BooleanSupplier stopping) {
+        if (deleteUnusedImagesAfter.isEmpty()) {
+            return Collected.NOTHING;
+        }
+        List<Deleted> deleted = new ArrayList<>();
+        List<String> held = new ArrayList<>();
+        List<String> failed = new ArrayList<>();
+        for (String host : hosts.hostNames()) {
+            if (stopping.getAsBoolean()) {
+                break;
+            }
+            try {
+                BaseImages.Collection collection = bases.collect(host, now, deleteUnusedImagesAfter.get());
+                deleted.addAll(collection.deleted());
+                held.addAll(collection.held());
+                failed.addAll(collection.failed());
+            } catch (ProviderException e) {
+                failed.add(e.getMessage());
+            } catch (RuntimeException e) {
+                failed.add("host " + host + ": " + e);
+            }
+        }
+        return new Collected(deleted, held, failed);
     }
 
     @Override

@@ -14,6 +14,7 @@ import com.example.crawl.egress.config.ProviderConfig;
 import com.example.crawl.egress.lab.KvmLab;
 import com.example.crawl.egress.lab.LabSshd;
 import com.example.crawl.egress.provider.CheckCall;
+import com.example.crawl.egress.provider.CollectsUnused;
 import com.example.crawl.egress.provider.CreateRequest;
 import com.example.crawl.egress.provider.EgressPolicy;
 import com.example.crawl.egress.provider.Instance;
@@ -34,6 +35,7 @@ import java.security.MessageDigest;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.Arrays;
 import java.util.Base64;
 import java.util.HexFormat;
@@ -48,6 +50,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -55,8 +58,9 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@link KvmProvider} against {@link KvmLab}'s real sshd and libvirtd (QEMU under TCG): create,
- * get, delete and listByTag on real domains and volumes, base images served by a local HTTP
- * server, and the checker's reasons for each way a host can fail. Domains are named
+ * get, delete and listByTag on real domains and volumes, each create step finding what an earlier
+ * attempt left, base images served by a local HTTP server and collected once unused, and the
+ * checker's reasons for each way a host can fail. Domains are named
  * {@value KvmLab#DOMAIN_PREFIX}{@code *}, so the lab removes whatever a failed test leaves.
  */
 class KvmProviderIT {
@@ -69,6 +73,11 @@ class KvmProviderIT {
      */
     private static final KvmProvider.Tuning TUNING = new KvmProvider.Tuning(Duration.ofSeconds(30),
             Duration.ofSeconds(60), Duration.ofSeconds(60), DomainXml.Accel.qemu);
+
+    private static final Duration WEEK = ProviderConfig.Kvm.DEFAULT_DELETE_UNUSED_IMAGES_AFTER;
+    /** {@code VIR_DOMAIN_METADATA_ELEMENT} and {@code VIR_DOMAIN_AFFECT_CONFIG}. */
+    private static final int METADATA_ELEMENT = 2;
+    private static final int AFFECT_CONFIG = 2;
 
     private static KvmLab lab;
     private static HttpServer http;
@@ -346,6 +355,302 @@ class KvmProviderIT {
         }
     }
 
+    @Test
+    void shouldStartADomainOfOursThatWasDefinedButNeverStarted() throws Exception {
+        KvmSpec.Image image = image("stopped", 69);
+        CreateRequest req = request("egress-kvm-stopped", "uid-stopped", image);
+        // What an earlier attempt leaves when it stops between the define and the start.
+        lab.virsh("vol-create-as", KvmLab.POOL, VolumeXml.overlayName(req.name()), "1G", "--format", "qcow2");
+        lab.virsh("vol-create-as", KvmLab.POOL, VolumeXml.seedName(req.name()), "1M", "--format", "raw");
+        define(req, CLUSTER);
+        assertEquals("shut off", lab.virsh("domstate", req.name()).strip());
+        try (KvmProvider provider = provider(CLUSTER)) {
+            Instance adopted = provider.create(req);
+
+            assertEquals("running", lab.virsh("domstate", req.name()).strip());
+            assertEquals("hosts/lab/domains/" + req.name(), adopted.providerID());
+            assertEquals(Instant.parse("2026-12-01T15:00:00Z"), adopted.createdAt(), "the defined domain's own");
+            assertEquals(0, requests(image), "an adopted domain needs no base image");
+            provider.delete(adopted.providerID());
+        }
+    }
+
+    @Test
+    void shouldReuseAnOverlayAnEarlierAttemptLeft() throws Exception {
+        KvmSpec.Image image = image("overlay", 70);
+        CreateRequest req = request("egress-kvm-overlay", "uid-overlay", image);
+        String overlay = VolumeXml.overlayName(req.name());
+        lab.virsh("vol-create-as", KvmLab.POOL, overlay, "2G", "--format", "qcow2"); // the request asks for 1 GiB
+        try (KvmProvider provider = provider(CLUSTER)) {
+            provider.create(req);
+
+            assertEquals("running", lab.virsh("domstate", req.name()).strip());
+            assertTrue(lab.virsh("vol-info", "--pool", KvmLab.POOL, overlay, "--bytes")
+                    .matches("(?s).*Capacity:\\s+2147483648 bytes.*"), "the overlay found, not a new one");
+            provider.delete("hosts/lab/domains/" + req.name());
+        }
+    }
+
+    @Test
+    void shouldReplaceAStaleTruncatedSeedWithAFreshOne() throws Exception {
+        KvmSpec.Image image = image("seed", 71);
+        CreateRequest req = request("egress-kvm-seed", "uid-seed", image);
+        String seedName = VolumeXml.seedName(req.name());
+        CreateRequest earlier = new CreateRequest(req.name(), req.ownerUid(), req.namespace(), req.proxyName(),
+                req.port(), req.cloudInit(), new ProxyCredentials("old-user", "old-pass"), null, req.kvm(), null);
+        byte[] stale = SeedIso.build(earlier, EgressPolicy.DEFAULT, "old-user:$apr1$x$y\n");
+        Path cut = Files.write(dir.resolve("cut-seed.iso"), Arrays.copyOf(stale, stale.length / 2));
+        lab.virsh("vol-create-as", KvmLab.POOL, seedName, Long.toString(stale.length), "--format", "raw");
+        lab.virsh("vol-upload", "--pool", KvmLab.POOL, seedName, cut.toString()); // as a cut upload leaves it
+        try (KvmProvider provider = provider(CLUSTER)) {
+            provider.create(req);
+
+            Path seed = lab.poolDirectory().resolve(seedName);
+            assertTrue(Tools.run("isoinfo", "-d", "-i", seed.toString()).contains("Volume id: cidata"));
+            String userData = decodedParts(Tools.run("isoinfo", "-J", "-x", "/user-data", "-i", seed.toString()));
+            assertTrue(userData.contains("crawler:$"), "this create's credentials: " + userData);
+            assertFalse(userData.contains("old-user"), userData);
+            provider.delete("hosts/lab/domains/" + req.name());
+        }
+    }
+
+    @Test
+    void shouldFailTheWholeListingWhenOneHostCannotBeReached() throws Exception {
+        define(request("egress-kvm-listed", "uid-listed", image("listed", 72)), CLUSTER);
+        int closed;
+        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            closed = socket.getLocalPort();
+        }
+        ProviderConfig.KvmHost down = new ProviderConfig.KvmHost("down", "127.0.0.1", closed, lab.sshUser(),
+                lab.privateKeyFile(), knownHosts(), KvmLab.LIBVIRT_SOCKET);
+        ProviderConfig.Kvm settings = new ProviderConfig.Kvm(List.of(host(lab.sshPort(), knownHosts()), down),
+                KvmLab.POOL);
+        try (KvmProvider provider = new KvmProvider(settings, HostPool.create("kvm-lab", settings.hosts(),
+                Clock.systemUTC()), CLUSTER, EgressPolicy.DEFAULT, Clock.systemUTC(), TUNING)) {
+            ProviderException e = assertThrows(ProviderException.class, provider::listByTag,
+                    "the reachable host's domain alone is no list to judge orphans by");
+            assertInstanceOf(ProviderException.Transient.class, e, e.getMessage());
+            assertTrue(e.getMessage().startsWith("list managed domains: host down: "), e.getMessage());
+        } finally {
+            lab.virsh("undefine", "egress-kvm-listed", "--nvram");
+        }
+    }
+
+    @Test
+    void shouldSkipADomainThatCannotBeReadAndListTheRest() throws Exception {
+        KvmSpec.Image image = image("unreadable", 73);
+        define(request("egress-kvm-readable", "uid-readable", image), CLUSTER);
+        define(request("egress-kvm-unreadable", "uid-unreadable", image), CLUSTER);
+        makeUnreadable("egress-kvm-unreadable");
+        try (KvmProvider provider = provider(CLUSTER)) {
+            ProviderException unreadable = assertThrows(ProviderException.class,
+                    () -> provider.get("hosts/lab/domains/egress-kvm-unreadable"));
+            assertTrue(unreadable.getMessage().contains("Unable to encode message payload"), unreadable.getMessage());
+
+            assertEquals(List.of("egress-kvm-readable"), provider.listByTag().stream().map(Instance::name).toList());
+        } finally {
+            lab.virsh("undefine", "egress-kvm-readable", "--nvram");
+            lab.virsh("undefine", "egress-kvm-unreadable", "--nvram");
+        }
+    }
+
+    @Test
+    void shouldKeepTheConnectionWhenThePoolCheckFails() throws Exception {
+        ProviderConfig.Kvm settings = new ProviderConfig.Kvm(List.of(host(lab.sshPort(), knownHosts())),
+                "no-such-pool");
+        HostPool hosts = HostPool.create("kvm-lab", settings.hosts(), Clock.systemUTC());
+        try (KvmProvider provider = new KvmProvider(settings, hosts, CLUSTER, EgressPolicy.DEFAULT, Clock.systemUTC(),
+                TUNING)) {
+            for (int round = 0; round < 2; round++) {
+                TargetStatus status = provider.check(Instant.now().plusSeconds(20)).getFirst();
+                assertEquals(KvmCheck.POOL_NOT_FOUND, status.reason(), status.toString());
+            }
+            assertEquals(1, hosts.dials(HOST), "both checks on the first connection");
+        }
+    }
+
+    @Test
+    void shouldDeleteABaseImageWithItsMarkerOnceNoDomainHasUsedItForAWeek() throws Exception {
+        KvmSpec.Image image = image("collect", 74);
+        CreateRequest req = request("egress-kvm-collect", "uid-collect", image);
+        String base = VolumeXml.baseName(image);
+        try (KvmProvider provider = provider(CLUSTER)) {
+            provider.create(req);
+            Instant start = Instant.now();
+            CollectsUnused.Collected inUse = collect(provider, start.plus(Duration.ofDays(30)));
+            assertFalse(deletedBases(inUse).contains(base), inUse.toString());
+            assertEquals(List.of(), inUse.held());
+            assertEquals(Set.of(), records(base), "no clock runs while the VM is there");
+
+            provider.delete("hosts/lab/domains/" + req.name());
+            assertFalse(deletedBases(collect(provider, start)).contains(base));
+            assertEquals(Set.of(UnusedBases.recordName(base, start)), records(base), "the clock starts");
+            assertTrue(volumeNames().contains(base));
+
+            CollectsUnused.Collected collected = collect(provider, start.plus(WEEK));
+
+            assertTrue(collected.deleted().contains(new CollectsUnused.Deleted("hosts/lab/pools/" + KvmLab.POOL
+                    + "/volumes/" + base, start.truncatedTo(ChronoUnit.SECONDS))), collected.toString());
+            assertEquals(List.of(), collected.failed());
+            Set<String> left = volumeNames();
+            assertFalse(left.contains(base) || left.contains(base + BaseImages.MARKER_SUFFIX), left.toString());
+            assertEquals(Set.of(), records(base));
+
+            provider.create(req);
+            assertEquals(2, requests(image), "a later create downloads the image again");
+            provider.delete("hosts/lab/domains/" + req.name());
+        }
+    }
+
+    @Test
+    void shouldKeepABaseImageOneOfOurDomainsUsesAndStopItsClock() throws Exception {
+        KvmSpec.Image image = image("ours", 75);
+        CreateRequest req = request("egress-kvm-ours", "uid-ours", image);
+        String base = plantBase(image, Instant.now().minus(Duration.ofDays(30)));
+        lab.virsh("vol-create-as", KvmLab.POOL, VolumeXml.overlayName(req.name()), "1G", "--format", "qcow2",
+                "--backing-vol", base, "--backing-vol-format", "qcow2");
+        define(req, CLUSTER); // never started: a stopped VM needs its image as much as a running one
+        try (KvmProvider provider = provider(CLUSTER)) {
+            CollectsUnused.Collected collected = collect(provider, Instant.now());
+
+            assertEquals(List.of(), collected.held());
+            assertTrue(volumeNames().containsAll(Set.of(base, base + BaseImages.MARKER_SUFFIX)), collected.toString());
+            assertEquals(Set.of(), records(base), "used again: the clock starts afresh when it is next unused");
+        } finally {
+            lab.virsh("undefine", req.name(), "--nvram");
+            lab.virsh("vol-delete", "--pool", KvmLab.POOL, VolumeXml.overlayName(req.name()));
+        }
+    }
+
+    @Test
+    void shouldKeepBaseImagesThatDomainsNotOursUse() throws Exception {
+        String opened = plantBase(image("opened", 76), Instant.now().minus(Duration.ofDays(30)));
+        String underlying = plantBase(image("underlying", 77), Instant.now().minus(Duration.ofDays(30)));
+        Path handMade = lab.poolDirectory().resolve("egress-kvm-hand-made.qcow2"); // qemu-img, not libvirt
+        Tools.run("qemu-img", "create", "-q", "-f", "qcow2", "-F", "qcow2", "-b",
+                lab.poolDirectory().resolve(underlying).toString(), handMade.toString());
+        defineForeign("egress-kvm-opens-a-base", lab.poolDirectory().resolve(opened));
+        defineForeign("egress-kvm-on-an-overlay", handMade);
+        try (KvmProvider provider = provider(CLUSTER)) {
+            CollectsUnused.Collected collected = collect(provider, Instant.now());
+
+            assertEquals(List.of(), collected.held(), "the hand-made overlay is read after the pool's refresh");
+            assertTrue(volumeNames().containsAll(Set.of(opened, opened + BaseImages.MARKER_SUFFIX, underlying,
+                    underlying + BaseImages.MARKER_SUFFIX)), collected.toString());
+        } finally {
+            lab.virsh("undefine", "egress-kvm-opens-a-base", "--nvram");
+            lab.virsh("undefine", "egress-kvm-on-an-overlay", "--nvram");
+            Files.deleteIfExists(handMade);
+            lab.virsh("pool-refresh", KvmLab.POOL);
+        }
+    }
+
+    @Test
+    void shouldKeepABaseImageUnusedForLessThanAWeek() throws Exception {
+        Instant since = Instant.now().truncatedTo(ChronoUnit.SECONDS);
+        String base = plantBase(image("young", 78), since);
+        try (KvmProvider provider = provider(CLUSTER)) {
+            assertFalse(deletedBases(collect(provider, since.plus(WEEK).minusSeconds(1))).contains(base));
+            assertTrue(volumeNames().containsAll(Set.of(base, base + BaseImages.MARKER_SUFFIX)));
+
+            assertTrue(deletedBases(collect(provider, since.plus(WEEK))).contains(base), "a week to the second");
+        }
+    }
+
+    @Test
+    void shouldKeepEveryImageOnAHostWhereADomainCannotBeRead() throws Exception {
+        String base = plantBase(image("held", 79), Instant.now().minus(Duration.ofDays(30)));
+        define(request("egress-kvm-held", "uid-held", image("held-domain", 80)), "another-cluster");
+        makeUnreadable("egress-kvm-held");
+        try (KvmProvider provider = provider(CLUSTER)) {
+            CollectsUnused.Collected held = collect(provider, Instant.now());
+
+            assertEquals(List.of(), held.deleted());
+            assertEquals(1, held.held().size(), held.toString());
+            assertTrue(held.held().getFirst().startsWith("host lab: domain egress-kvm-held cannot be read: "),
+                    held.toString());
+            assertTrue(volumeNames().containsAll(Set.of(base, base + BaseImages.MARKER_SUFFIX)));
+
+            lab.virsh("undefine", "egress-kvm-held", "--nvram");
+            assertTrue(deletedBases(collect(provider, Instant.now())).contains(base),
+                    "the unreadable domain was all that kept it");
+        } finally {
+            if (lab.virsh("list", "--all", "--name").lines().anyMatch("egress-kvm-held"::equals)) {
+                lab.virsh("undefine", "egress-kvm-held", "--nvram");
+            }
+        }
+    }
+
+    @Test
+    void shouldKeepEveryImageOnAHostWhereADisksBackingCannotBeRead() throws Exception {
+        String base = plantBase(image("unfollowed", 81), Instant.now().minus(Duration.ofDays(30)));
+        Path outside = dir.resolve("outside-every-pool.qcow2"); // may be an overlay of anything
+        defineForeign("egress-kvm-outside", outside);
+        try (KvmProvider provider = provider(CLUSTER)) {
+            CollectsUnused.Collected held = collect(provider, Instant.now());
+
+            assertEquals(List.of(), held.deleted());
+            assertEquals(List.of("host lab: domain egress-kvm-outside, disk vda: " + outside + " (format qcow2) is not "
+                    + "a volume of an active storage pool, so what it is backed by cannot be read"), held.held());
+            assertTrue(volumeNames().containsAll(Set.of(base, base + BaseImages.MARKER_SUFFIX)));
+        } finally {
+            lab.virsh("undefine", "egress-kvm-outside", "--nvram");
+        }
+    }
+
+    private static CollectsUnused.Collected collect(KvmProvider provider, Instant now) {
+        CollectsUnused.Collected collected = provider.collectUnused(now, () -> false);
+        assertEquals(List.of(), collected.failed(), collected.toString());
+        return collected;
+    }
+
+    /**
+     * A finished base of {@code image} as {@link BaseImages} leaves it (the volume, then its empty
+     * marker), unused since {@code since} by its record; returns its name.
+     */
+    private static String plantBase(KvmSpec.Image image, Instant since) throws Exception {
+        String base = VolumeXml.baseName(image);
+        lab.virsh("vol-create-as", KvmLab.POOL, base, "64M", "--format", "qcow2");
+        lab.virsh("vol-create-as", KvmLab.POOL, base + BaseImages.MARKER_SUFFIX, "0", "--format", "raw");
+        lab.virsh("vol-create-as", KvmLab.POOL, UnusedBases.recordName(base, since), "0", "--format", "raw");
+        return base;
+    }
+
+    /** The names of the base images {@code collected} deleted. */
+    private static Set<String> deletedBases(CollectsUnused.Collected collected) {
+        return collected.deleted().stream().map(d -> d.resource().substring(d.resource().lastIndexOf('/') + 1))
+                .collect(Collectors.toSet());
+    }
+
+    private static Set<String> volumeNames() {
+        return lab.virsh("vol-list", "--pool", KvmLab.POOL).lines().map(String::strip).filter(l -> !l.isEmpty())
+                .map(l -> l.split("\\s+")[0]).collect(Collectors.toSet());
+    }
+
+    private static Set<String> records(String base) {
+        return volumeNames().stream().filter(n -> n.startsWith(base + UnusedBases.RECORD_INFIX))
+                .collect(Collectors.toSet());
+    }
+
+    /**
+     * Gives domain {@code name} two metadata elements of 2.5 MB each: its XML then exceeds what
+     * libvirt's protocol carries in one string (4 MiB), and libvirtd answers every read of it with
+     * an error ("Unable to encode message payload") while the connection stays up, a domain that
+     * cannot be read on a host that answers.
+     */
+    private static void makeUnreadable(String name) throws Exception {
+        String big = "<padding>" + "x".repeat(2_500_000) + "</padding>";
+        try (HostPool hosts = HostPool.create("kvm-lab", List.of(host(lab.sshPort(), knownHosts())),
+                Clock.systemUTC())) {
+            for (String ns : List.of("urn:egress-test:a", "urn:egress-test:b")) {
+                hosts.call(HOST, Instant.now().plusSeconds(30), libvirt -> {
+                    libvirt.domainLookupByName(name).setMetadata(METADATA_ELEMENT, big, "pad", ns, AFFECT_CONFIG);
+                    return null;
+                });
+            }
+        }
+    }
+
     private static void assertWithin(Duration limit, long startNanos) {
         Duration took = Duration.ofNanos(System.nanoTime() - startNanos);
         assertTrue(took.compareTo(limit) <= 0, "took " + took + ", more than " + limit);
@@ -431,8 +736,13 @@ class KvmProviderIT {
 
     /** Defines a domain {@code name} without any metadata of ours, as another tool would. */
     private static void defineForeign(String name) throws Exception {
-        Path file = Files.writeString(dir.resolve(name + ".xml"), KvmLab.testGuestXml(name,
-                dir.resolve(name + ".qcow2"), dir.resolve(name + ".log")));
+        defineForeign(name, dir.resolve(name + ".qcow2"));
+    }
+
+    /** Defines a domain {@code name} of another tool, whose qcow2 disk is the file {@code disk}; never started. */
+    private static void defineForeign(String name, Path disk) throws Exception {
+        Path file = Files.writeString(dir.resolve(name + ".xml"), KvmLab.testGuestXml(name, disk,
+                dir.resolve(name + ".log")));
         lab.virsh("define", file.toString());
     }
 }
