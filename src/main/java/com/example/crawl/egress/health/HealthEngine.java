@@ -176,8 +176,8 @@ public final class HealthEngine implements HealthSource, AutoCloseable {
     }
 
     /** Starts what is due; {@link ProbeSchedule#fire}. */
-    /* test */ long fire() {
-        return schedule.fire();
+    /* test */ void fire() {
+        schedule.fire();
     }
 
     /** The proxies that have something to probe, as the informer cache shows them now. */
