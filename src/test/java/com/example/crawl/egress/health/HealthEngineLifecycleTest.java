@@ -42,4 +42,10 @@ class HealthEngineLifecycleTest {
             assertInstanceOf(IllegalStateException.class, late.getCause());
         }
     }
+
+    @Test
+    void shouldCloseAnEngineNeverStartedAndNotStartItAfterwards() {
+        rig.engine.close(); // a replica that never led still closes its engine at shutdown
+        assertThrows(IllegalStateException.class, rig.engine::start);
+    }
 }
