@@ -6,8 +6,8 @@ import java.time.Duration;
 /**
  * Where the engine reports every probe, for metrics. Status changes only on transitions; this is
  * where the per-probe signal goes. Implementations are thread-safe and must not block: they are
- * called from probe threads (under the engine's lock, for {@link #finished}) and from the engine's
- * scheduling thread.
+ * called from probe threads (under the engine's verdict lock, for {@link #finished}) and from the
+ * engine's scheduling thread.
  *
  * <p>Once {@link #forgotten} was called for a key, {@link #finished} is not called for it again
  * unless the engine starts probing it anew; so series dropped there stay dropped.

@@ -1,24 +1,23 @@
 package com.example.crawl.egress.health;
 
+import com.example.crawl.egress.cache.ProxyKey;
 import com.example.crawl.egress.proxy.HealthVerdict;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
 
 /**
- * One proxy's health as the engine keeps it: consecutive counts, the verdict, what was last
- * reported to the reconciler, and when the next probe is due.
+ * One proxy's verdict as the {@link VerdictTable} keeps it: consecutive counts against the
+ * thresholds, the verdict, and what was last reported to the reconciler. The schedule of its
+ * probes is the {@link ProbeSlot}'s.
  *
- * <p>Not thread-safe: every method runs under the engine's lock. Times are {@code nanoTime}
- * readings, compared by subtraction.
+ * <p>Not thread-safe: every method runs under the table's lock. Times are {@code nanoTime}
+ * readings, compared by subtraction. An entry is made for one instance, never reused.
  */
 final class ProxyHealth {
 
-    private final long listing;
+    private final ProxyKey key;
     private ProbeSubject subject;
-    private long nextDue;
-    private Long lastStart;
-    private boolean busy;
 
     private int succeeded;
     private int failed;
@@ -32,14 +31,10 @@ final class ProxyHealth {
      * A proxy the engine has not probed before. A {@code Healthy} condition already in status
      * (another leader's verdict) seeds the verdict and counts as reported, so the proxy keeps it
      * until a full threshold run says otherwise; the counters start at zero either way.
-     *
-     * @param listing the engine's listing count when the state was made: a tick whose listing
-     *                began no later than that has not seen the version this state comes from
      */
-    ProxyHealth(ProbeSubject subject, long firstDue, long listing) {
-        this.listing = listing;
+    ProxyHealth(ProbeSubject subject) {
+        this.key = subject.key();
         this.subject = subject;
-        this.nextDue = firstDue;
         subject.seed().ifPresent(healthy -> {
             verdict = healthy;
             reportedHealthy = healthy;
@@ -47,48 +42,13 @@ final class ProxyHealth {
         });
     }
 
-    ProbeSubject subject() {
-        return subject;
+    ProxyKey key() {
+        return key;
     }
 
-    long listing() {
-        return listing;
-    }
-
-    /** Takes the proxy's current spec (probe URL, period, thresholds) for later probes. */
+    /** Takes the proxy's current spec (thresholds, probe URL) for later results. */
     void update(ProbeSubject latest) {
-        Duration oldPeriod = subject.period();
         subject = latest;
-        if (!busy && lastStart != null && !latest.period().equals(oldPeriod)) {
-            nextDue = lastStart + latest.period().toNanos();
-        }
-    }
-
-    long nextDue() {
-        return nextDue;
-    }
-
-    /** Planned or in flight: the engine starts no other probe of this proxy until {@link #finished}. */
-    boolean busy() {
-        return busy;
-    }
-
-    void planned() {
-        busy = true;
-    }
-
-    /** A probe due at {@code due} started at {@code now}; the next is due one period after {@code due}. */
-    void started(long due, long now) {
-        long period = subject.period().toNanos();
-        lastStart = now;
-        nextDue = due + period;
-        if (nextDue - now <= 0) {
-            nextDue = now + period; // more than a period late: skip the missed slots, no burst
-        }
-    }
-
-    void finished() {
-        busy = false;
     }
 
     /**

@@ -36,9 +36,10 @@ final class EngineRig {
     final ScriptedProber prober = new ScriptedProber();
     final List<Proxy> proxies = new CopyOnWriteArrayList<>();
     final List<ProxyKey> reported = new ArrayList<>();
-    final List<ProxyKey> forgotten = new ArrayList<>();
-    final List<ProxyKey> finished = new ArrayList<>();
-    final List<Duration> lateness = new ArrayList<>();
+    final RecordedProbes recorded = new RecordedProbes();
+    final List<ProxyKey> forgotten = recorded.forgotten;
+    final List<ProxyKey> finished = recorded.finished;
+    final List<Duration> lateness = recorded.lateness;
     final Deque<Runnable> probes = new ArrayDeque<>();
     int listenerFailures;
     /** How many probe threads to refuse to start, as an executor out of threads would. */
@@ -57,24 +58,8 @@ final class EngineRig {
     }
 
     private EngineRig(int maxConcurrent, RandomGenerator random, Tracer tracer, boolean trace) {
-        ProbeRecorder recorder = new ProbeRecorder() {
-            @Override
-            public void started(Duration late) {
-                lateness.add(late);
-            }
-
-            @Override
-            public void finished(ProxyKey key, ProbeResult result) {
-                finished.add(key);
-            }
-
-            @Override
-            public void forgotten(ProxyKey key) {
-                forgotten.add(key);
-            }
-        };
         engine = new HealthEngine(this::list, p -> Optional.empty(), prober, this::report,
-                new OperatorConfig.Probes(DEFAULT_URL, maxConcurrent, Duration.ofSeconds(60), trace), recorder,
+                new OperatorConfig.Probes(DEFAULT_URL, maxConcurrent, Duration.ofSeconds(60), trace), recorded,
                 tracer, new HealthEngine.Seams(time, time, this::startThread, random));
     }
 
@@ -155,6 +140,11 @@ final class EngineRig {
                 .withCondition(Condition.of(Condition.HEALTHY, healthy, 1L,
                         healthy ? Reason.ProbeSucceeded : Reason.ProbeFailed, "from before", java.time.Instant.EPOCH));
         return proxy(p.getMetadata().getName(), p.getSpec(), s);
+    }
+
+    /** What the engine probes for {@code p}, with the default probe URL and no credentials. */
+    static ProbeSubject subject(Proxy p) {
+        return ProbeSubject.of(p, DEFAULT_URL, x -> Optional.empty()).orElseThrow();
     }
 
     static Proxy withIp(Proxy p, String ip) {

@@ -410,4 +410,17 @@ class HealthEngineTest {
         assertEquals(5, rig.lateness.size());
         assertTrue(rig.lateness.stream().allMatch(Duration::isZero), rig.lateness.toString());
     }
+
+    @Test
+    void shouldCountTheNextProbesAgainstAnEditedThreshold() {
+        rig.proxies.add(managed("a", "10.0.0.1", check(1, 1, 3)));
+        rig.prober.answer("10.0.0.1", ok(10));
+        rig.seconds(1);
+        assertTrue(verdict("a").healthy());
+
+        rig.proxies.set(0, managed("a", "10.0.0.1", check(1, 1, 1)));
+        rig.prober.answer("10.0.0.1", timeout());
+        rig.seconds(1);
+        assertFalse(verdict("a").healthy(), "one failure is the threshold since the edit");
+    }
 }

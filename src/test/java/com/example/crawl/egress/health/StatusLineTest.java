@@ -52,4 +52,12 @@ class StatusLineTest {
         assertFalse(StatusLine.parse("HTTP/1.1 302 Found").success());
         assertFalse(StatusLine.parse("HTTP/1.1 407 Proxy Authentication Required").success());
     }
+
+    @Test
+    void shouldShowSixtyCharactersOfPrintableAsciiAndMarkTheCut() {
+        assertEquals("x".repeat(60), StatusLine.printable("x".repeat(60)));
+        assertEquals("x".repeat(60) + "…", StatusLine.printable("x".repeat(61)));
+        assertEquals(" ~?", StatusLine.printable(" ~\u007f"), "space and tilde are printable, DEL is not");
+        assertEquals("?", StatusLine.printable("\u001f"));
+    }
 }
