@@ -1,5 +1,6 @@
 package com.example.crawl.egress.proxy;
 
+import com.example.crawl.egress.crash.FaultPlan;
 import com.example.crawl.egress.provider.FakeClock;
 import com.example.crawl.egress.provider.FakeProvider;
 import com.example.crawl.egress.provider.Instance;

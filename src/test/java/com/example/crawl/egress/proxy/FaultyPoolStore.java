@@ -3,6 +3,7 @@ package com.example.crawl.egress.proxy;
 import com.example.crawl.egress.api.Proxy;
 import com.example.crawl.egress.api.ProxyPool;
 import com.example.crawl.egress.cache.PoolKey;
+import com.example.crawl.egress.crash.FaultPlan;
 import com.example.crawl.egress.pool.FakePoolApi;
 import com.example.crawl.egress.pool.PoolStore;
 import com.example.crawl.egress.runtime.ObjectChangedException;

@@ -2,6 +2,7 @@ package com.example.crawl.egress.proxy;
 
 import com.example.crawl.egress.api.Proxy;
 import com.example.crawl.egress.cache.ProxyKey;
+import com.example.crawl.egress.crash.FaultPlan;
 import com.example.crawl.egress.provider.FakeClock;
 import com.example.crawl.egress.runtime.ObjectChangedException;
 import io.fabric8.kubernetes.api.model.Secret;

@@ -9,6 +9,8 @@ import com.example.crawl.egress.api.KubernetesSpec;
 import com.example.crawl.egress.api.ProxySpec;
 import com.example.crawl.egress.api.Reason;
 import com.example.crawl.egress.cache.ProxyKey;
+import com.example.crawl.egress.crash.EventTrace;
+import com.example.crawl.egress.crash.FaultPlan;
 import com.example.crawl.egress.provider.FakeProvider.Op;
 import com.example.crawl.egress.provider.FakeProvider;
 import com.example.crawl.egress.runtime.EventSink;

@@ -1,6 +1,9 @@
 package com.example.crawl.egress.proxy;
 
 import com.example.crawl.egress.cache.ProxyKey;
+import com.example.crawl.egress.crash.FaultPlan;
+import com.example.crawl.egress.crash.KeyScheduler;
+import com.example.crawl.egress.crash.SimulatedCrash;
 import com.example.crawl.egress.provider.FakeClock;
 import com.example.crawl.egress.runtime.EventSink;
 import com.example.crawl.egress.runtime.Outcome;

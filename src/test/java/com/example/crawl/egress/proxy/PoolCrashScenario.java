@@ -2,6 +2,10 @@ package com.example.crawl.egress.proxy;
 
 import com.example.crawl.egress.api.Proxy;
 import com.example.crawl.egress.cache.PoolKey;
+import com.example.crawl.egress.crash.EventTrace;
+import com.example.crawl.egress.crash.FaultPlan;
+import com.example.crawl.egress.crash.KeyScheduler;
+import com.example.crawl.egress.crash.SimulatedCrash;
 import com.example.crawl.egress.pool.FakePoolApi;
 import com.example.crawl.egress.provider.FakeClock;
 import com.example.crawl.egress.runtime.Outcome;

@@ -10,6 +10,7 @@ import com.example.crawl.egress.api.ProxyPoolSpec;
 import com.example.crawl.egress.api.ProxyPoolStatus;
 import com.example.crawl.egress.api.ProxySpec;
 import com.example.crawl.egress.cache.PoolKey;
+import com.example.crawl.egress.crash.EventTrace;
 import com.example.crawl.egress.pool.FakePoolApi.Change;
 import com.example.crawl.egress.pool.FakePoolApi;
 import com.example.crawl.egress.provider.FakeClock;

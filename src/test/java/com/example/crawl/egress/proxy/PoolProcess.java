@@ -1,6 +1,9 @@
 package com.example.crawl.egress.proxy;
 
 import com.example.crawl.egress.cache.PoolKey;
+import com.example.crawl.egress.crash.FaultPlan;
+import com.example.crawl.egress.crash.KeyScheduler;
+import com.example.crawl.egress.crash.SimulatedCrash;
 import com.example.crawl.egress.pool.BanCounts;
 import com.example.crawl.egress.pool.FakePoolApi.Change;
 import com.example.crawl.egress.pool.FakePoolApi;

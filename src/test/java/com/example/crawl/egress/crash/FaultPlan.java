@@ -1,4 +1,4 @@
-package com.example.crawl.egress.proxy;
+package com.example.crawl.egress.crash;
 
 import com.example.crawl.egress.provider.FakeClock;
 import com.example.crawl.egress.runtime.ObjectChangedException;
@@ -14,19 +14,19 @@ import java.util.TreeSet;
  * and watch delays. While {@link #calm} is set nothing is injected, which is how a run lets the
  * system settle before its invariants are checked.
  *
- * <p>Each crash is recorded as {@code path point when} (see {@link ReconcilePath}) so that a run
+ * <p>Each crash is recorded as {@code path point when} (the path is named by the controller's part of the suite) so that a run
  * can say which crash points it covered. Single-threaded, like the suite.
  */
-final class FaultPlan {
+public final class FaultPlan {
 
     /** When a crash or a fault strikes relative to the call it is attached to. */
-    enum When { before, after }
+    public enum When { before, after }
 
     /** What a provider call suffers besides a crash. */
-    enum ProviderFault { NONE, TRANSIENT, QUOTA, PERMANENT, DEADLINE }
+    public enum ProviderFault { NONE, TRANSIENT, QUOTA, PERMANENT, DEADLINE }
 
     /** What an API write suffers besides a crash; {@code TIMEOUT} fails after the server applied it. */
-    enum ApiFault { NONE, CONFLICT, SERVER_ERROR, TIMEOUT }
+    public enum ApiFault { NONE, CONFLICT, SERVER_ERROR, TIMEOUT }
 
     private final SplittableRandom random;
     private final EventTrace trace;
@@ -41,24 +41,24 @@ final class FaultPlan {
     static final int CRASH_IN = 60;
     static final int FAULT_IN = 12;
 
-    FaultPlan(SplittableRandom random, EventTrace trace, FakeClock clock) {
+    public FaultPlan(SplittableRandom random, EventTrace trace, FakeClock clock) {
         this.random = random;
         this.trace = trace;
         this.clock = clock;
     }
 
     /** Stops (true) or resumes (false) every injection. */
-    void calm(boolean value) {
+    public void calm(boolean value) {
         calm = value;
     }
 
     /** The reconcile path the next crash points belong to. */
-    void path(String value) {
+    public void path(String value) {
         path = value;
     }
 
     /** Throws {@link SimulatedCrash} at this point, sometimes. */
-    void crashPoint(String point, When when) {
+    public void crashPoint(String point, When when) {
         if (calm || random.nextInt(CRASH_IN) != 0) {
             return;
         }
@@ -69,7 +69,7 @@ final class FaultPlan {
         throw new SimulatedCrash(where);
     }
 
-    ProviderFault providerFault(String point) {
+    public ProviderFault providerFault(String point) {
         if (calm || random.nextInt(FAULT_IN) != 0) {
             return ProviderFault.NONE;
         }
@@ -80,7 +80,7 @@ final class FaultPlan {
     }
 
     /** @param conflicts whether the call can be refused with a 409 (Proxy writes can) */
-    ApiFault apiFault(String point, boolean conflicts) {
+    public ApiFault apiFault(String point, boolean conflicts) {
         if (calm || random.nextInt(FAULT_IN) != 0) {
             return ApiFault.NONE;
         }
@@ -90,7 +90,7 @@ final class FaultPlan {
     }
 
     /** How long the watch event of a change is held back: zero, or a dropped watch's relist delay. */
-    Duration watchDelay() {
+    public Duration watchDelay() {
         if (calm || random.nextInt(FAULT_IN) != 0) {
             return Duration.ZERO;
         }
@@ -99,7 +99,7 @@ final class FaultPlan {
     }
 
     /** Whether the credentials cache misses a Secret the API holds, as a cache that lags does. */
-    boolean secretCacheMisses() {
+    public boolean secretCacheMisses() {
         return !calm && random.nextInt(FAULT_IN * 2) == 0;
     }
 
@@ -109,21 +109,21 @@ final class FaultPlan {
         return fault;
     }
 
-    Set<String> crashesCovered() {
+    public Set<String> crashesCovered() {
         return Set.copyOf(crashes);
     }
 
-    int crashCount() {
+    public int crashCount() {
         return crashCount;
     }
 
-    int faultCount() {
+    public int faultCount() {
         return faultCount;
     }
 
     /** An API write, as the stores hand it to {@link #write}. */
     @FunctionalInterface
-    interface Write<T> {
+    public interface Write<T> {
         T run() throws ObjectChangedException;
     }
 
@@ -133,7 +133,7 @@ final class FaultPlan {
      *
      * @param conflicts whether the write carries a resourceVersion, so that a 409 can strike it
      */
-    <T> T write(String point, boolean conflicts, Write<T> write) throws ObjectChangedException {
+    public <T> T write(String point, boolean conflicts, Write<T> write) throws ObjectChangedException {
         crashPoint(point, When.before);
         switch (apiFault(point, conflicts)) {
             case CONFLICT -> throw new ObjectChangedException(point + ": 409 injected", null);
@@ -150,14 +150,14 @@ final class FaultPlan {
     }
 
     /** An API read that a 500 may strike. */
-    void read(String point) {
+    public void read(String point) {
         if (apiFault(point, false) != ApiFault.NONE) {
             throw new KubernetesClientException(point + ": 500 injected", 500, null);
         }
     }
 
     /** A write that carries no resourceVersion, so never conflicts. */
-    static <T> T unconditional(Write<T> write) {
+    public static <T> T unconditional(Write<T> write) {
         try {
             return write.run();
         } catch (ObjectChangedException e) {

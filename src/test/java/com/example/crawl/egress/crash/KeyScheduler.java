@@ -1,4 +1,4 @@
-package com.example.crawl.egress.proxy;
+package com.example.crawl.egress.crash;
 
 import com.example.crawl.egress.runtime.ObjectKey;
 import com.example.crawl.egress.runtime.Outcome;
@@ -11,11 +11,11 @@ import java.util.Optional;
 /**
  * The work queue of a crash-suite operator process, made deterministic: each key has at most one
  * due time (an earlier request wins), and the due key that comes first by time, then by name, is
- * taken next. Outcomes are applied as {@link Workers} applies them: {@code Done} forgets
+ * taken next. Outcomes are applied as {@link com.example.crawl.egress.runtime.Workers} applies them: {@code Done} forgets
  * the key, {@code RequeueAfter} schedules it, {@code Failed} and {@code Conflict} back off
  * exponentially ({@value #BASE_MILLIS} ms doubling, at most {@code MAX_BACKOFF}), reset by success.
  */
-final class KeyScheduler<K extends ObjectKey> {
+public final class KeyScheduler<K extends ObjectKey> {
 
     static final long BASE_MILLIS = 500;
     static final Duration MAX_BACKOFF = Duration.ofSeconds(60);
@@ -23,22 +23,22 @@ final class KeyScheduler<K extends ObjectKey> {
     private final Map<K, Instant> due = new HashMap<>();
     private final Map<K, Integer> failures = new HashMap<>();
 
-    void add(K key, Instant at) {
+    public void add(K key, Instant at) {
         due.merge(key, at, (a, b) -> a.isBefore(b) ? a : b);
     }
 
     /** The first due key and its time, if any key is queued. */
-    Optional<Map.Entry<K, Instant>> peek() {
+    public Optional<Map.Entry<K, Instant>> peek() {
         return due.entrySet().stream().min(Map.Entry.<K, Instant>comparingByValue()
                 .thenComparing(e -> e.getKey().toString()));
     }
 
     /** Takes {@code key} off the queue to reconcile it. */
-    void take(K key) {
+    public void take(K key) {
         due.remove(key);
     }
 
-    void apply(K key, Outcome outcome, Instant now) {
+    public void apply(K key, Outcome outcome, Instant now) {
         switch (outcome) {
             case Outcome.Done d -> failures.remove(key);
             case Outcome.RequeueAfter r -> {
@@ -61,7 +61,7 @@ final class KeyScheduler<K extends ObjectKey> {
      * {@code work} on (a reconcile takes time too: without it, restarts that queue every key would
      * stop the clock) and at most {@code maxIdle}.
      */
-    static Instant nextTick(Instant now, Optional<Instant> wake, Duration work, Duration maxIdle) {
+    public static Instant nextTick(Instant now, Optional<Instant> wake, Duration work, Duration maxIdle) {
         Instant at = wake.orElse(now.plus(maxIdle));
         Instant earliest = now.plus(work);
         return at.isBefore(earliest) ? earliest : at.isAfter(now.plus(maxIdle)) ? now.plus(maxIdle) : at;
