@@ -11,31 +11,31 @@ import java.util.List;
  * The last {@code capacity} things that happened in a crash-suite run, each stamped with the
  * simulated time since the start: what a failure prints beside its seed.
  */
-public final class EventTrace {
+final class EventTrace {
 
     private final Instant start;
     private final int capacity;
     private final Deque<String> lines = new ArrayDeque<>();
     private long count;
 
-    public EventTrace(Instant start, int capacity) {
+    EventTrace(Instant start, int capacity) {
         this.start = start;
         this.capacity = capacity;
     }
 
-    public void add(Instant now, String event) {
+    void add(Instant now, String event) {
         if (lines.size() == capacity) {
             lines.removeFirst();
         }
         lines.addLast(String.format("#%d +%ds %s", ++count, Duration.between(start, now).toSeconds(), event));
     }
 
-    public List<String> lines() {
+    List<String> lines() {
         return List.copyOf(lines);
     }
 
     /** A reconcile's outcome in a trace line. */
-    public static String describe(Outcome outcome) {
+    static String describe(Outcome outcome) {
         return switch (outcome) {
             case Outcome.Done d -> "Done";
             case Outcome.RequeueAfter r -> "RequeueAfter " + r.delay().toSeconds() + "s";

@@ -4,6 +4,7 @@ import com.example.crawl.egress.provider.FakeClock;
 import com.example.crawl.egress.runtime.ObjectChangedException;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.TreeSet;
@@ -14,8 +15,8 @@ import java.util.TreeSet;
  * and watch delays. While {@link #calm} is set nothing is injected, which is how a run lets the
  * system settle before its invariants are checked.
  *
- * <p>Each crash is recorded as {@code path point when} (the path is named by the controller's part of the suite) so that a run
- * can say which crash points it covered. Single-threaded, like the suite.
+ * <p>Each crash is recorded as {@code path point when} (the path as the {@link Scenario.Life}
+ * names it) so that a run can say which crash points it covered. Single-threaded, like the suite.
  */
 public final class FaultPlan {
 
@@ -26,7 +27,7 @@ public final class FaultPlan {
     public enum ProviderFault { NONE, TRANSIENT, QUOTA, PERMANENT, DEADLINE }
 
     /** What an API write suffers besides a crash; {@code TIMEOUT} fails after the server applied it. */
-    public enum ApiFault { NONE, CONFLICT, SERVER_ERROR, TIMEOUT }
+    enum ApiFault { NONE, CONFLICT, SERVER_ERROR, TIMEOUT }
 
     private final SplittableRandom random;
     private final EventTrace trace;
@@ -41,19 +42,26 @@ public final class FaultPlan {
     static final int CRASH_IN = 60;
     static final int FAULT_IN = 12;
 
-    public FaultPlan(SplittableRandom random, EventTrace trace, FakeClock clock) {
+    FaultPlan(SplittableRandom random, EventTrace trace, FakeClock clock) {
         this.random = random;
         this.trace = trace;
         this.clock = clock;
     }
 
+    /** A plan that injects nothing, for a test that wants the suite's faulty pieces without their faults. */
+    public static FaultPlan none(FakeClock clock) {
+        FaultPlan plan = new FaultPlan(new SplittableRandom(0), new EventTrace(clock.instant(), 1), clock);
+        plan.calm(true);
+        return plan;
+    }
+
     /** Stops (true) or resumes (false) every injection. */
-    public void calm(boolean value) {
+    void calm(boolean value) {
         calm = value;
     }
 
     /** The reconcile path the next crash points belong to. */
-    public void path(String value) {
+    void path(String value) {
         path = value;
     }
 
@@ -80,7 +88,7 @@ public final class FaultPlan {
     }
 
     /** @param conflicts whether the call can be refused with a 409 (Proxy writes can) */
-    public ApiFault apiFault(String point, boolean conflicts) {
+    private ApiFault apiFault(String point, boolean conflicts) {
         if (calm || random.nextInt(FAULT_IN) != 0) {
             return ApiFault.NONE;
         }
@@ -90,7 +98,7 @@ public final class FaultPlan {
     }
 
     /** How long the watch event of a change is held back: zero, or a dropped watch's relist delay. */
-    public Duration watchDelay() {
+    Duration watchDelay() {
         if (calm || random.nextInt(FAULT_IN) != 0) {
             return Duration.ZERO;
         }
@@ -103,21 +111,26 @@ public final class FaultPlan {
         return !calm && random.nextInt(FAULT_IN * 2) == 0;
     }
 
+    /** The simulated time now. */
+    Instant now() {
+        return clock.instant();
+    }
+
     private <F> F noted(String point, F fault) {
         faultCount++;
         trace.add(clock.instant(), "fault " + fault + " at " + path + " " + point);
         return fault;
     }
 
-    public Set<String> crashesCovered() {
+    Set<String> crashesCovered() {
         return Set.copyOf(crashes);
     }
 
-    public int crashCount() {
+    int crashCount() {
         return crashCount;
     }
 
-    public int faultCount() {
+    int faultCount() {
         return faultCount;
     }
 

@@ -15,7 +15,7 @@ import java.util.Optional;
  * the key, {@code RequeueAfter} schedules it, {@code Failed} and {@code Conflict} back off
  * exponentially ({@value #BASE_MILLIS} ms doubling, at most {@code MAX_BACKOFF}), reset by success.
  */
-public final class KeyScheduler<K extends ObjectKey> {
+final class KeyScheduler<K extends ObjectKey> {
 
     static final long BASE_MILLIS = 500;
     static final Duration MAX_BACKOFF = Duration.ofSeconds(60);
@@ -23,22 +23,22 @@ public final class KeyScheduler<K extends ObjectKey> {
     private final Map<K, Instant> due = new HashMap<>();
     private final Map<K, Integer> failures = new HashMap<>();
 
-    public void add(K key, Instant at) {
+    void add(K key, Instant at) {
         due.merge(key, at, (a, b) -> a.isBefore(b) ? a : b);
     }
 
     /** The first due key and its time, if any key is queued. */
-    public Optional<Map.Entry<K, Instant>> peek() {
+    Optional<Map.Entry<K, Instant>> peek() {
         return due.entrySet().stream().min(Map.Entry.<K, Instant>comparingByValue()
                 .thenComparing(e -> e.getKey().toString()));
     }
 
     /** Takes {@code key} off the queue to reconcile it. */
-    public void take(K key) {
+    void take(K key) {
         due.remove(key);
     }
 
-    public void apply(K key, Outcome outcome, Instant now) {
+    void apply(K key, Outcome outcome, Instant now) {
         switch (outcome) {
             case Outcome.Done d -> failures.remove(key);
             case Outcome.RequeueAfter r -> {
@@ -61,7 +61,7 @@ public final class KeyScheduler<K extends ObjectKey> {
      * {@code work} on (a reconcile takes time too: without it, restarts that queue every key would
      * stop the clock) and at most {@code maxIdle}.
      */
-    public static Instant nextTick(Instant now, Optional<Instant> wake, Duration work, Duration maxIdle) {
+    static Instant nextTick(Instant now, Optional<Instant> wake, Duration work, Duration maxIdle) {
         Instant at = wake.orElse(now.plus(maxIdle));
         Instant earliest = now.plus(work);
         return at.isBefore(earliest) ? earliest : at.isAfter(now.plus(maxIdle)) ? now.plus(maxIdle) : at;

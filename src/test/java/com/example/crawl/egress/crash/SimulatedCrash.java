@@ -5,9 +5,9 @@ package com.example.crawl.egress.crash;
  * code under test swallows it: it unwinds the whole reconcile, and the crash suite then throws away
  * every object of the process and starts a new one from what the API and the providers hold.
  */
-public final class SimulatedCrash extends Error {
+final class SimulatedCrash extends Error {
 
-    public SimulatedCrash(String point) {
+    SimulatedCrash(String point) {
         super("simulated crash " + point, null, false, false);
     }
 }

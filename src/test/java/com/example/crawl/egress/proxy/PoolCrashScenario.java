@@ -2,116 +2,84 @@ package com.example.crawl.egress.proxy;
 
 import com.example.crawl.egress.api.Proxy;
 import com.example.crawl.egress.cache.PoolKey;
-import com.example.crawl.egress.crash.EventTrace;
-import com.example.crawl.egress.crash.FaultPlan;
-import com.example.crawl.egress.crash.KeyScheduler;
-import com.example.crawl.egress.crash.SimulatedCrash;
+import com.example.crawl.egress.crash.CrashRun;
+import com.example.crawl.egress.crash.Scenario;
+import com.example.crawl.egress.pool.FakePoolApi.Change;
 import com.example.crawl.egress.pool.FakePoolApi;
-import com.example.crawl.egress.provider.FakeClock;
+import com.example.crawl.egress.pool.PoolReconciler;
+import com.example.crawl.egress.runtime.EventSink;
 import com.example.crawl.egress.runtime.Outcome;
 import java.time.Duration;
-import java.time.Instant;
-import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
+import java.util.SequencedMap;
 import java.util.SplittableRandom;
 import java.util.TreeMap;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
 
 /**
- * One pool crash run, all of it decided by its seed: two pools are created, then for
- * {@code steps} steps users create, scale, edit and delete a few ProxyPools and ban or sicken
- * their members, the cluster's other processes ({@link MemberLifecycle}) make members Ready and
- * release deleted ones, and the pool controller reconciles through the {@link FaultPlan}'s faults
- * around every write, dropped watches and crashes that throw the whole process away; then the
- * faults stop, an invalid template is fixed and rotation by age turned off as a user would, the system runs for {@link #CALM} of
- * simulated time (past every expectation's lifetime), and the end state is checked.
- * {@link PoolInvariants} also watches every step.
+ * The pool controller's part of a crash run ({@link CrashRun}): two pools are created, then users
+ * create, scale, edit and delete a few ProxyPools and ban or sicken their members, the cluster's
+ * other processes ({@link MemberLifecycle}) make members Ready and release deleted ones, and the
+ * real {@link PoolReconciler} works on a {@link FaultyPoolStore} over a {@link PoolCache}. Once
+ * the faults stop, an invalid template is fixed and rotation by age turned off as a user would,
+ * the system runs for {@link #CALM} (past every expectation's lifetime), and the end state is
+ * checked; {@link PoolInvariants} also watches every create, delete and step.
  *
- * <p>Single-threaded and on a fake clock, member names drawn from the seed too: a seed replays.
+ * <p>Member names are drawn from the seed too, so a seed replays a run.
  */
-final class PoolCrashScenario {
+final class PoolCrashScenario implements Scenario<PoolKey, Change> {
 
     static final Duration CALM = Duration.ofMinutes(20);
-    private static final Duration MAX_IDLE = Duration.ofSeconds(5);
-    private static final Duration WORK = Duration.ofMillis(200);
+    static final Duration RESYNC = Duration.ofMinutes(5);
+    static final Duration REQUEUE_NOW = Duration.ofSeconds(1);
 
-    /** How a run went. */
-    record Result(long seed, List<String> violations, List<String> trace, Stats stats, Set<String> crashes) {
-        boolean passed() {
-            return violations.isEmpty();
-        }
-    }
-
-    /** Counters of a run. */
-    record Stats(int reconciles, int crashes, int faults, int userActions, int members) { }
-
-    private final long seed;
-    private final int steps;
-    private final SplittableRandom random;
-    private final FakeClock clock = new FakeClock(Instant.parse("2026-12-01T00:00:00Z"));
-    private final EventTrace trace = new EventTrace(clock.instant(), 3000);
-    private final FaultPlan plan;
-    private final FakePoolApi api = new FakePoolApi(clock);
+    private final CrashRun<PoolKey, Change> run;
+    private final FakePoolApi api;
     private final MemberLifecycle lifecycle;
     private final PoolUserActions users;
     private final PoolInvariants invariants;
     private final SplittableRandom names;
-    private final Map<PoolKey, Outcome> lastOutcome = new HashMap<>();
-    private PoolProcess process;
-    private int reconciles;
-    private int userActions;
     private int members;
 
-    PoolCrashScenario(long seed, int steps) {
-        this.seed = seed;
-        this.steps = steps;
-        this.random = new SplittableRandom(seed);
-        this.plan = new FaultPlan(random.split(), trace, clock);
-        this.lifecycle = new MemberLifecycle(api, clock, random.split());
-        this.users = new PoolUserActions(api, random.split(), lifecycle);
-        this.invariants = new PoolInvariants(api, clock, trace);
-        this.names = random.split();
+    PoolCrashScenario(CrashRun<PoolKey, Change> run) {
+        this.run = run;
+        this.api = new FakePoolApi(run.clock());
+        this.lifecycle = new MemberLifecycle(api, run.clock(), run.random().split());
+        this.users = new PoolUserActions(api, run.random().split(), lifecycle);
+        this.invariants = new PoolInvariants(api, run.clock(), run::note);
+        this.names = run.random().split();
         api.watch(change -> {
             invariants.observe(change);
-            process.changed(change);
+            run.changed(change);
         });
         api.onCreate(proxy -> {
             members++;
             invariants.created(proxy);
         });
-        this.process = newProcess();
     }
 
-    Result run() {
-        user(users::create, null);
-        user(users::create, null);
-        for (int i = 0; i < steps; i++) {
-            chaosStep();
-            invariants.afterStep();
-        }
-        plan.calm(true);
-        trace.add(clock.instant(), "faults stop");
-        for (PoolKey key : api.pools().stream().map(PoolKey::of).toList()) {
-            if (api.pool(key).orElseThrow().getMetadata().getDeletionTimestamp() == null) {
-                user(() -> users.repair(key), key);
-                user(() -> users.stopAging(key), key);
-            }
-        }
-        Instant end = clock.instant().plus(CALM);
-        while (clock.instant().isBefore(end)) {
-            tick();
-            invariants.afterStep();
-        }
-        invariants.end(lastOutcome);
-        return new Result(seed, invariants.violations(), trace.lines(), new Stats(reconciles, plan.crashCount(),
-                plan.faultCount(), userActions, members), plan.crashesCovered());
+    /** The real reconciler with what a process holds: its expectations, its informer caches. */
+    @Override
+    public Life<PoolKey, Change> start(Consumer<PoolKey> enqueue) {
+        PoolCache cache = new PoolCache(api, run.plan(), enqueue);
+        PoolReconciler reconciler = new PoolReconciler(new FaultyPoolStore(api, cache, run.plan(), invariants::deleting),
+                (proxyKey, window) -> users.bannedTargets(proxyKey), EventSink.NONE, RESYNC, REQUEUE_NOW, run.clock(),
+                names.split()); // seeded, so that a run replays
+        return new Life<>(cache.watch(), reconciler, key -> "pool");
     }
 
-    private void chaosStep() {
-        int roll = random.nextInt(100);
+    @Override
+    public void populate() {
+        user(users::create, null);
+        user(users::create, null);
+    }
+
+    @Override
+    public boolean disturb(int roll) {
         Optional<PoolKey> pool = users.anyPool();
         Optional<Proxy> member = users.anyMember();
         if (roll < 2) {
@@ -130,59 +98,69 @@ final class PoolCrashScenario {
             user(() -> users.ban(member.get()), null);
         } else if (roll < 11 && member.isPresent()) {
             user(() -> users.sicken(member.get()), null);
-        } else if (roll < 12 && pool.isPresent() && random.nextInt(2) == 0) {
+        } else if (roll < 12 && pool.isPresent() && run.random().nextInt(2) == 0) {
             user(() -> users.delete(pool.get()), pool.get());
         } else {
-            tick();
+            return false;
         }
+        return true;
     }
 
-    /**
-     * Moves time to the controller's next wake-up (at least {@link #WORK}, at most
-     * {@link #MAX_IDLE} ahead), lets the rest of the cluster act, and runs one step of the
-     * controller; a crash replaces the process.
-     */
-    private void tick() {
-        Instant now = clock.instant();
-        clock.advance(Duration.between(now, KeyScheduler.nextTick(now, process.nextWakeUp(), WORK, MAX_IDLE)));
+    /** The rest of the cluster acts: members become Ready, deleted ones are released, finalizers go. */
+    @Override
+    public void advance() {
         lifecycle.advance();
-        try {
-            process.step().ifPresent(r -> {
-                reconciles++;
-                lastOutcome.put(r.key(), r.outcome());
-                trace.add(clock.instant(), "reconcile " + r.key() + " -> " + EventTrace.describe(r.outcome()) + " " + census());
-            });
-        } catch (SimulatedCrash crash) {
-            trace.add(clock.instant(), "operator restarts");
-            process = newProcess();
-        }
     }
 
-    private PoolProcess newProcess() {
-        // A process is created while the old one is still the watcher's target; the new one lists afresh anyway.
-        return new PoolProcess(api, plan, clock, (proxyKey, window) -> users.bannedTargets(proxyKey), names.split(),
-                invariants::deleting);
+    @Override
+    public void afterStep() {
+        invariants.afterStep();
     }
 
-    private void user(Supplier<String> action, PoolKey key) {
-        String what = action.get();
-        if (what == null) {
-            return;
-        }
-        userActions++;
-        if (key != null) {
-            lastOutcome.remove(key);
-        }
-        trace.add(clock.instant(), "user " + what);
-    }
-
-    /** Live members per pool, for the trace. */
-    private String census() {
+    /** Live members per pool. */
+    @Override
+    public String census() {
         Map<String, Integer> live = new TreeMap<>();
         for (Proxy p : api.proxies()) {
             FakePoolApi.poolOwner(p).filter(o -> p.getMetadata().getDeletionTimestamp() == null)
                     .ifPresent(o -> live.merge(o.getName() + "/" + o.getUid().substring(0, 4), 1, Integer::sum));
         }
         return live.toString();
+    }
+
+    @Override
+    public Duration calm() {
+        return CALM;
+    }
+
+    @Override
+    public void settle() {
+        for (PoolKey key : api.pools().stream().map(PoolKey::of).toList()) {
+            if (api.pool(key).orElseThrow().getMetadata().getDeletionTimestamp() == null) {
+                user(() -> users.repair(key), key);
+                user(() -> users.stopAging(key), key);
+            }
+        }
+    }
+
+    @Override
+    public List<String> check(Map<PoolKey, Outcome> lastOutcome) {
+        invariants.end(lastOutcome);
+        return invariants.violations();
+    }
+
+    @Override
+    public SequencedMap<String, Integer> counters() {
+        SequencedMap<String, Integer> out = new LinkedHashMap<>();
+        out.put("members created", members);
+        return out;
+    }
+
+    /** The API announces the change itself, through its watcher. */
+    private void user(Supplier<String> action, PoolKey key) {
+        String what = action.get();
+        if (what != null) {
+            run.user(what, key);
+        }
     }
 }

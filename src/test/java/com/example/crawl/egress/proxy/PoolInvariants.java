@@ -10,7 +10,6 @@ import com.example.crawl.egress.api.ProxyPoolSpec;
 import com.example.crawl.egress.api.ProxyPoolStatus;
 import com.example.crawl.egress.api.ProxySpec;
 import com.example.crawl.egress.cache.PoolKey;
-import com.example.crawl.egress.crash.EventTrace;
 import com.example.crawl.egress.pool.FakePoolApi.Change;
 import com.example.crawl.egress.pool.FakePoolApi;
 import com.example.crawl.egress.provider.FakeClock;
@@ -28,6 +27,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.function.Consumer;
 
 /**
  * What must hold in a pool crash run. While it runs, checked at every member create and after
@@ -54,7 +54,7 @@ final class PoolInvariants {
 
     private final FakePoolApi api;
     private final FakeClock clock;
-    private final EventTrace trace;
+    private final Consumer<String> trace;
     private final List<String> violations = new ArrayList<>();
     private final Set<String> names = new HashSet<>();
     private final Map<String, List<Limit>> limits = new HashMap<>(); // by pool uid
@@ -62,7 +62,8 @@ final class PoolInvariants {
     private final Map<String, String> uidOf = new HashMap<>(); // pool key -> uid
     private final Set<String> reported = new HashSet<>();
 
-    PoolInvariants(FakePoolApi api, FakeClock clock, EventTrace trace) {
+    /** @param trace where each violation is noted as it is found */
+    PoolInvariants(FakePoolApi api, FakeClock clock, Consumer<String> trace) {
         this.api = api;
         this.clock = clock;
         this.trace = trace;
@@ -289,6 +290,6 @@ final class PoolInvariants {
 
     private void violation(String what) {
         violations.add(what);
-        trace.add(clock.instant(), "VIOLATION " + what);
+        trace.accept("VIOLATION " + what);
     }
 }
