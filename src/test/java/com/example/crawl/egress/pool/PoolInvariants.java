@@ -1,4 +1,4 @@
-package com.example.crawl.egress.proxy;
+package com.example.crawl.egress.pool;
 
 import com.example.crawl.egress.api.Condition;
 import com.example.crawl.egress.api.Conditions;
@@ -11,7 +11,6 @@ import com.example.crawl.egress.api.ProxyPoolStatus;
 import com.example.crawl.egress.api.ProxySpec;
 import com.example.crawl.egress.cache.PoolKey;
 import com.example.crawl.egress.pool.FakePoolApi.Change;
-import com.example.crawl.egress.pool.FakePoolApi;
 import com.example.crawl.egress.provider.FakeClock;
 import com.example.crawl.egress.runtime.Outcome;
 import io.fabric8.kubernetes.api.model.IntOrString;

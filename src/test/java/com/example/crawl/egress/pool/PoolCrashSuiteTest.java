@@ -1,4 +1,4 @@
-package com.example.crawl.egress.proxy;
+package com.example.crawl.egress.pool;
 
 import static com.example.crawl.egress.crash.Suite.cells;
 import static org.junit.jupiter.api.Assertions.assertEquals;

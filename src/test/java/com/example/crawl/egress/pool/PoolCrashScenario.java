@@ -1,12 +1,10 @@
-package com.example.crawl.egress.proxy;
+package com.example.crawl.egress.pool;
 
 import com.example.crawl.egress.api.Proxy;
 import com.example.crawl.egress.cache.PoolKey;
 import com.example.crawl.egress.crash.CrashRun;
 import com.example.crawl.egress.crash.Scenario;
 import com.example.crawl.egress.pool.FakePoolApi.Change;
-import com.example.crawl.egress.pool.FakePoolApi;
-import com.example.crawl.egress.pool.PoolReconciler;
 import com.example.crawl.egress.runtime.EventSink;
 import com.example.crawl.egress.runtime.Outcome;
 import java.time.Duration;

@@ -1,4 +1,4 @@
-package com.example.crawl.egress.proxy;
+package com.example.crawl.egress.pool;
 
 import com.example.crawl.egress.api.Proxy;
 import com.example.crawl.egress.api.ProxyPool;
@@ -6,7 +6,6 @@ import com.example.crawl.egress.cache.PoolKey;
 import com.example.crawl.egress.crash.FaultPlan;
 import com.example.crawl.egress.crash.Watch;
 import com.example.crawl.egress.pool.FakePoolApi.Change;
-import com.example.crawl.egress.pool.FakePoolApi;
 import io.fabric8.kubernetes.api.model.OwnerReference;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -18,7 +17,7 @@ import java.util.function.Consumer;
 
 /**
  * The pool controller's two informers (ProxyPools and Proxies) of one process, modelled as
- * {@link InformerCache} models the Proxy informer: snapshots a {@link Watch} keeps current, the
+ * {@code proxy.InformerCache} models the Proxy informer: snapshots a {@link Watch} keeps current, the
  * cache serving the older object while a delivery is held back. Delivering a change enqueues what
  * {@link com.example.crawl.egress.cache.PoolInformer} enqueues: the pool, unless only its status
  * changed; for a Proxy, the pool its controller owner reference names, before and after. Dies with
