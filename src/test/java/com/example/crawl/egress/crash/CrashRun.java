@@ -7,6 +7,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -46,7 +47,7 @@ public final class CrashRun<K extends ObjectKey, E> {
         }
     }
 
-    /** Counts of a run: the engine's, then the scenario's own. */
+    /** Counts of a run: the engine's, then the scenario's own ({@link #count}). */
     public record Stats(int reconciles, int crashes, int faults, int userActions, SequencedMap<String, Integer> more) { }
 
     private final long seed;
@@ -58,6 +59,7 @@ public final class CrashRun<K extends ObjectKey, E> {
     private final Scenario<K, E> scenario;
     private final Map<K, Outcome> lastOutcome = new HashMap<>();
     private final List<String> bugs = new ArrayList<>();
+    private final SequencedMap<String, Integer> counts = new LinkedHashMap<>();
     private Process process;
     private int reconciles;
     private int userActions;
@@ -102,6 +104,11 @@ public final class CrashRun<K extends ObjectKey, E> {
         note("user " + what);
     }
 
+    /** Adds {@code n} to the scenario's count of {@code what}, which the run's report shows. */
+    public void count(String what, int n) {
+        counts.merge(what, n, Integer::sum);
+    }
+
     /** The API changed what {@code change} names: the live process's watch is told. */
     public void changed(E change) {
         process.life.watch().changed(change);
@@ -126,7 +133,7 @@ public final class CrashRun<K extends ObjectKey, E> {
         scenario.settle();
         runUntil(end);
         List<String> violations = Stream.concat(bugs.stream(), scenario.check(lastOutcome).stream()).toList();
-        Stats stats = new Stats(reconciles, plan.crashCount(), plan.faultCount(), userActions, scenario.counters());
+        Stats stats = new Stats(reconciles, plan.crashCount(), plan.faultCount(), userActions, counts);
         return new Result(seed, violations, trace.lines(), stats, plan.crashesCovered());
     }
 

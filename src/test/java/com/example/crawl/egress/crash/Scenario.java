@@ -6,7 +6,6 @@ import com.example.crawl.egress.runtime.Reconciler;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.SequencedMap;
 import java.util.function.Consumer;
 import java.util.function.Function;
 
@@ -78,7 +77,4 @@ public interface Scenario<K extends ObjectKey, E> {
      * @param lastOutcome the outcome of each key's last reconcile since its last user action
      */
     List<String> check(Map<K, Outcome> lastOutcome);
-
-    /** The run's counts beyond the engine's, by name, in the order a report shows them. */
-    SequencedMap<String, Integer> counters();
 }

@@ -8,11 +8,9 @@ import com.example.crawl.egress.pool.FakePoolApi.Change;
 import com.example.crawl.egress.runtime.EventSink;
 import com.example.crawl.egress.runtime.Outcome;
 import java.time.Duration;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.SequencedMap;
 import java.util.SplittableRandom;
 import java.util.TreeMap;
 import java.util.function.Consumer;
@@ -41,7 +39,6 @@ final class PoolCrashScenario implements Scenario<PoolKey, Change> {
     private final PoolUserActions users;
     private final PoolInvariants invariants;
     private final SplittableRandom names;
-    private int members;
 
     PoolCrashScenario(CrashRun<PoolKey, Change> run) {
         this.run = run;
@@ -55,7 +52,7 @@ final class PoolCrashScenario implements Scenario<PoolKey, Change> {
             run.changed(change);
         });
         api.onCreate(proxy -> {
-            members++;
+            run.count("members created", 1);
             invariants.created(proxy);
         });
     }
@@ -145,13 +142,6 @@ final class PoolCrashScenario implements Scenario<PoolKey, Change> {
     public List<String> check(Map<PoolKey, Outcome> lastOutcome) {
         invariants.end(lastOutcome);
         return invariants.violations();
-    }
-
-    @Override
-    public SequencedMap<String, Integer> counters() {
-        SequencedMap<String, Integer> out = new LinkedHashMap<>();
-        out.put("members created", members);
-        return out;
     }
 
     /** The API announces the change itself, through its watcher. */

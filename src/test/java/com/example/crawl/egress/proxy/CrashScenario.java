@@ -13,11 +13,9 @@ import com.example.crawl.egress.runtime.Outcome;
 import io.opentelemetry.api.trace.TracerProvider;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.SequencedMap;
 import java.util.Set;
 import java.util.function.Consumer;
 import java.util.stream.Collectors;
@@ -40,8 +38,6 @@ final class CrashScenario implements Scenario<ProxyKey, ProxyKey> {
     private final Backend backend;
     private final UserActions users;
     private final Set<String> providers;
-    private int repairs;
-    private GcPass.Deleted gc;
 
     CrashScenario(CrashRun<ProxyKey, ProxyKey> run) {
         this.run = run;
@@ -114,19 +110,12 @@ final class CrashScenario implements Scenario<ProxyKey, ProxyKey> {
         backend.all().stream().filter(p -> !live.contains(p.instance().ownerUid())).forEach(p -> run.note(
                 "orphan for the sweep: " + p.provider() + ":" + p.instance().providerID() + " of uid "
                         + p.instance().ownerUid()));
-        gc = GcPass.run(backend.registry(), new GcWorld(api), run.clock());
+        GcPass.Deleted gc = GcPass.run(backend.registry(), new GcWorld(api), run.clock());
         backend.finishDeletes();
         run.note("GC sweep deleted " + gc.instances() + " instances, " + gc.secrets() + " Secrets");
+        run.count("instances the GC sweep deleted", gc.instances());
+        run.count("Secrets the GC sweep deleted", gc.secrets());
         return Invariants.check(api, backend, lastOutcome);
-    }
-
-    @Override
-    public SequencedMap<String, Integer> counters() {
-        SequencedMap<String, Integer> out = new LinkedHashMap<>();
-        out.put("repairs", repairs);
-        out.put("instances the GC sweep deleted", gc.instances());
-        out.put("Secrets the GC sweep deleted", gc.secrets());
-        return out;
     }
 
     /** Fixes, as a user would, every Proxy latched Failed by a permanent error or left unusable by an edit. */
@@ -136,11 +125,11 @@ final class CrashScenario implements Scenario<ProxyKey, ProxyKey> {
             boolean latched = Optional.ofNullable(proxy.getStatus()).flatMap(s -> Conditions.find(s.conditions(),
                     Condition.PROVISIONED)).filter(c -> c.hasReason(Reason.PermanentError)).isPresent();
             if (users.repair(key)) {
-                repairs++;
+                run.count("repairs", 1);
                 user("repair spec", key);
             } else if (latched) {
                 api.editSpec(key, proxy.getSpec());
-                repairs++;
+                run.count("repairs", 1);
                 user("touch spec after a permanent error", key);
             }
         }
