@@ -48,7 +48,8 @@ public final class CrashRun<K extends ObjectKey, E> {
     }
 
     /** Counts of a run: the engine's, then the scenario's own ({@link #count}). */
-    public record Stats(int reconciles, int crashes, int faults, int userActions, SequencedMap<String, Integer> more) { }
+    public record Stats(int reconciles, int crashes, int faults, int userActions,
+            SequencedMap<String, Integer> more) { }
 
     private final long seed;
     private final int steps;

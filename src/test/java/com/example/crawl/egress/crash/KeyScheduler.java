@@ -2,6 +2,7 @@ package com.example.crawl.egress.crash;
 
 import com.example.crawl.egress.runtime.ObjectKey;
 import com.example.crawl.egress.runtime.Outcome;
+import com.example.crawl.egress.runtime.Workers;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.HashMap;
@@ -11,7 +12,7 @@ import java.util.Optional;
 /**
  * The work queue of a crash-suite operator process, made deterministic: each key has at most one
  * due time (an earlier request wins), and the due key that comes first by time, then by name, is
- * taken next. Outcomes are applied as {@link com.example.crawl.egress.runtime.Workers} applies them: {@code Done} forgets
+ * taken next. Outcomes are applied as {@link Workers} applies them: {@code Done} forgets
  * the key, {@code RequeueAfter} schedules it, {@code Failed} and {@code Conflict} back off
  * exponentially ({@value #BASE_MILLIS} ms doubling, at most {@code MAX_BACKOFF}), reset by success.
  */

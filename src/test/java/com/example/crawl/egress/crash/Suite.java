@@ -68,7 +68,8 @@ public record Suite<K extends ObjectKey, E>(String name, int steps, Function<Cra
     /** A run's seed, counts, violations and, {@code withTrace}, its trace: enough to understand it and replay it. */
     static String report(String suite, CrashRun.Result r, boolean withTrace) {
         StringBuilder out = new StringBuilder();
-        out.append("seed ").append(r.seed()).append(r.passed() ? " passed " : " FAILED ").append(r.stats()).append('\n');
+        out.append("seed ").append(r.seed()).append(r.passed() ? " passed " : " FAILED ").append(r.stats())
+                .append('\n');
         r.violations().forEach(v -> out.append("  violation: ").append(v).append('\n'));
         if (withTrace) {
             out.append("  last events (replay: ").append(suite).append(' ').append(r.seed()).append("):\n");
@@ -90,7 +91,8 @@ public record Suite<K extends ObjectKey, E>(String name, int steps, Function<Cra
 
         /** The report of every failed run, with its trace; empty when all passed. */
         public String failures() {
-            return String.join("\n", results.stream().filter(r -> !r.passed()).map(r -> report(suite, r, true)).toList());
+            return String.join("\n", results.stream().filter(r -> !r.passed())
+                    .map(r -> report(suite, r, true)).toList());
         }
 
         /** Every crash point the runs crashed at, as {@code path point when}. */

@@ -61,9 +61,9 @@ final class PoolCrashScenario implements Scenario<PoolKey, Change> {
     @Override
     public Life<PoolKey, Change> start(Consumer<PoolKey> enqueue) {
         PoolCache cache = new PoolCache(api, run.plan(), enqueue);
-        PoolReconciler reconciler = new PoolReconciler(new FaultyPoolStore(api, cache, run.plan(), invariants::deleting),
-                (proxyKey, window) -> users.bannedTargets(proxyKey), EventSink.NONE, RESYNC, REQUEUE_NOW, run.clock(),
-                names.split()); // seeded, so that a run replays
+        FaultyPoolStore store = new FaultyPoolStore(api, cache, run.plan(), invariants::deleting);
+        PoolReconciler reconciler = new PoolReconciler(store, (proxyKey, window) -> users.bannedTargets(proxyKey),
+                EventSink.NONE, RESYNC, REQUEUE_NOW, run.clock(), names.split()); // seeded, so that a run replays
         return new Life<>(cache.watch(), reconciler, key -> "pool");
     }
 

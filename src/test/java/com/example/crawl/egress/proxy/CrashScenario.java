@@ -51,7 +51,8 @@ final class CrashScenario implements Scenario<ProxyKey, ProxyKey> {
     public Life<ProxyKey, ProxyKey> start(Consumer<ProxyKey> enqueue) {
         InformerCache cache = new InformerCache(api, run.plan(), enqueue);
         ProxyReconciler reconciler = new ProxyReconciler(new FaultyStore(api, cache, run.plan()), backend.registry(),
-                HealthSource.NONE, EventSink.NONE, Rig.INTERVALS, run.clock(), TracerProvider.noop().get("crash-suite"));
+                HealthSource.NONE, EventSink.NONE, Rig.INTERVALS, run.clock(),
+                TracerProvider.noop().get("crash-suite"));
         return new Life<>(cache.watch(), reconciler, key -> ReconcilePath.of(cache.get(key), api, providers));
     }
 
