@@ -19,7 +19,7 @@ import java.util.function.Consumer;
  *
  * <p>Thread-safe: the informer's thread writes verdicts while the workers read them.
  */
-final class AllHealthy implements HealthSource {
+public final class AllHealthy implements HealthSource {
 
     private final Map<ProxyKey, HealthVerdict> verdicts = new ConcurrentHashMap<>();
     private final Consumer<ProxyKey> enqueue;
@@ -29,7 +29,7 @@ final class AllHealthy implements HealthSource {
     }
 
     /** For {@link ControlLoop}'s health argument: builds the source and registers it with the informers. */
-    static BiFunction<ProxyInformers, Consumer<ProxyKey>, HealthSource> wiring() {
+    public static BiFunction<ProxyInformers, Consumer<ProxyKey>, HealthSource> wiring() {
         return (informers, enqueue) -> {
             AllHealthy source = new AllHealthy(enqueue);
             informers.observe(source::changed);

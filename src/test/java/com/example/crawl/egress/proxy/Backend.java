@@ -1,6 +1,7 @@
 package com.example.crawl.egress.proxy;
 
 import com.example.crawl.egress.clock.FakeClock;
+import com.example.crawl.egress.crash.FaultPlan;
 import com.example.crawl.egress.provider.FakeProvider;
 import com.example.crawl.egress.provider.Instance;
 import com.example.crawl.egress.provider.InstanceState;

@@ -26,14 +26,14 @@ import java.util.function.Consumer;
 /**
  * The control loop wired as {@code Main} wires it (informers, cluster store, reconciler, work
  * queue, workers) against any API server, with one provider named {@code fake}. For ITs and the
- * control-loop benchmark.
+ * control-loop and pool benchmarks.
  */
-final class ControlLoop implements AutoCloseable {
+public final class ControlLoop implements AutoCloseable {
 
     /** No spans: tracing has tests of its own. */
     private static final Tracer NOOP = TracerProvider.noop().get("test");
 
-    final ProxyInformers informers;
+    public final ProxyInformers informers;
     final WorkQueue<ProxyKey> queue;
     final Workers<ProxyKey> controller;
 
@@ -45,7 +45,7 @@ final class ControlLoop implements AutoCloseable {
      * A loop whose health source is built from its informers and queue, as {@code Main} builds the
      * health engine: it lists proxies from the informers and reports changes onto the queue.
      */
-    ControlLoop(KubernetesClient client, Provider provider, OperatorConfig.Reconcile intervals,
+    public ControlLoop(KubernetesClient client, Provider provider, OperatorConfig.Reconcile intervals,
             BiFunction<ProxyInformers, Consumer<ProxyKey>, HealthSource> health) {
         this(client, provider, intervals, health, EventSink.NONE, QueueRecorder.NONE, ReconcileRecorder.NONE,
                 ProviderDecorator.none());
@@ -82,7 +82,7 @@ final class ControlLoop implements AutoCloseable {
     }
 
     /** Starts the informers, waits for their first list, then starts the workers. */
-    ControlLoop start() throws Exception {
+    public ControlLoop start() throws Exception {
         informers.start(controller::enqueue).get(30, TimeUnit.SECONDS);
         controller.start();
         return this;

@@ -104,13 +104,13 @@ public final class ControlLoopBenchmark {
 
     /**
      * The fake backend with zero boot time: every instance runs, with an address, once created.
-     * {@link PoolBenchmark} uses it too.
+     * {@code pool.PoolBenchmark} uses it too.
      */
-    static final class RunsAtOnce extends ForwardingProvider {
+    public static final class RunsAtOnce extends ForwardingProvider {
         private final FakeProvider backend;
         private final AtomicInteger ips;
 
-        RunsAtOnce(FakeProvider backend, AtomicInteger ips) {
+        public RunsAtOnce(FakeProvider backend, AtomicInteger ips) {
             super(backend);
             this.backend = backend;
             this.ips = ips;

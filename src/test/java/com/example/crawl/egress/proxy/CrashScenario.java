@@ -5,102 +5,66 @@ import com.example.crawl.egress.api.Conditions;
 import com.example.crawl.egress.api.Proxy;
 import com.example.crawl.egress.api.Reason;
 import com.example.crawl.egress.cache.ProxyKey;
-import com.example.crawl.egress.clock.FakeClock;
+import com.example.crawl.egress.crash.CrashRun;
+import com.example.crawl.egress.crash.Scenario;
 import com.example.crawl.egress.gc.GcPass;
+import com.example.crawl.egress.runtime.EventSink;
 import com.example.crawl.egress.runtime.Outcome;
+import io.opentelemetry.api.trace.TracerProvider;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.SplittableRandom;
+import java.util.function.Consumer;
 import java.util.stream.Collectors;
 
 /**
- * One crash-suite run, all of it decided by its seed: 100 Proxies are created, then for
- * {@code steps} steps users edit and delete them, the backend stops instances, and the operator
- * reconciles through faults and crashes; then the faults stop, Proxies latched {@code Failed} by
- * an injected permanent error or left unusable by an edit are fixed as a user would, the system
- * runs for {@link #CALM} of simulated time, one GC sweep runs, and {@link Invariants} are checked.
- *
- * <p>Single-threaded and on a fake clock: the same seed replays the same run.
+ * The Proxy controller's part of a crash run ({@link CrashRun}): 100 Proxies are created, then
+ * users edit and delete them and the backend stops instances, while the real
+ * {@link ProxyReconciler} works on a {@link FaultyStore} over an {@link InformerCache} and the
+ * {@link Backend}'s {@link FaultyProvider}s. Once the faults stop, Proxies latched {@code Failed}
+ * by an injected permanent error or left unusable by an edit are fixed as a user would, the
+ * system runs for {@link #CALM}, one GC sweep runs, and {@link Invariants} are checked.
  */
-final class CrashScenario {
+final class CrashScenario implements Scenario<ProxyKey, ProxyKey> {
 
     static final int PROXIES = 100;
     static final Duration CALM = Duration.ofMinutes(30);
-    private static final Duration MAX_IDLE = Duration.ofSeconds(5);
-    private static final Duration WORK = Duration.ofMillis(200);
 
-    /** How a run went. */
-    record Result(long seed, List<String> violations, List<String> trace, Stats stats, Set<String> crashes) {
-        boolean passed() {
-            return violations.isEmpty();
-        }
-    }
-
-    /** Counters of a run. */
-    record Stats(int reconciles, int crashes, int faults, int userActions, int repairs, int gcInstances,
-            int gcSecrets) { }
-
-    private final long seed;
-    private final int steps;
-    private final SplittableRandom random;
-    private final FakeClock clock = new FakeClock(Instant.parse("2026-12-01T00:00:00Z"));
-    private final EventTrace trace = new EventTrace(clock.instant(), 5000);
-    private final FaultPlan plan;
+    private final CrashRun<ProxyKey, ProxyKey> run;
     private final FakeProxyStore api = new FakeProxyStore();
     private final Backend backend;
     private final UserActions users;
-    private final Map<ProxyKey, Outcome> lastOutcome = new HashMap<>();
-    private OperatorProcess process;
-    private int reconciles;
-    private int userActions;
-    private int repairs;
+    private final Set<String> providers;
 
-    CrashScenario(long seed, int steps) {
-        this.seed = seed;
-        this.steps = steps;
-        this.random = new SplittableRandom(seed);
-        this.plan = new FaultPlan(random.split(), trace, clock);
-        this.backend = new Backend(clock, plan);
-        this.users = new UserActions(api, random.split(), PROXIES);
-        this.process = new OperatorProcess(api, backend, plan, clock);
+    CrashScenario(CrashRun<ProxyKey, ProxyKey> run) {
+        this.run = run;
+        this.backend = new Backend(run.clock(), run.plan());
+        this.users = new UserActions(api, run.random().split(), PROXIES);
+        this.providers = Set.copyOf(backend.registry().names());
     }
 
-    Result run() {
+    /** The real reconciler with everything a process holds: its informer cache, superseded versions, drift listings. */
+    @Override
+    public Life<ProxyKey, ProxyKey> start(Consumer<ProxyKey> enqueue) {
+        InformerCache cache = new InformerCache(api, run.plan(), enqueue);
+        ProxyReconciler reconciler = new ProxyReconciler(new FaultyStore(api, cache, run.plan()), backend.registry(),
+                HealthSource.NONE, EventSink.NONE, Rig.INTERVALS, run.clock(),
+                TracerProvider.noop().get("crash-suite"));
+        return new Life<>(cache.watch(), reconciler, key -> ReconcilePath.of(cache.get(key), api, providers));
+    }
+
+    @Override
+    public void populate() {
         for (int i = 0; i < PROXIES; i++) {
             user("create", users.create());
         }
-        for (int i = 0; i < steps; i++) {
-            chaosStep();
-        }
-        plan.calm(true);
-        trace.add(clock.instant(), "faults stop");
-        Instant end = clock.instant().plus(CALM);
-        runUntil(clock.instant().plus(Duration.ofMinutes(2)));
-        repairAll();
-        runUntil(clock.instant().plus(Duration.ofMinutes(10)));
-        repairAll();
-        runUntil(end);
-        backend.finishDeletes(); // 30 minutes on, the backends have done every delete they accepted
-        Set<String> live = new GcWorld(api).liveProxyUids();
-        backend.all().stream().filter(p -> !live.contains(p.instance().ownerUid())).forEach(p -> trace.add(
-                clock.instant(), "orphan for the sweep: " + p.provider() + ":" + p.instance().providerID() + " of uid "
-                        + p.instance().ownerUid()));
-        GcPass.Deleted gc = GcPass.run(backend.registry(), new GcWorld(api), clock);
-        backend.finishDeletes();
-        trace.add(clock.instant(), "GC sweep deleted " + gc.instances() + " instances, " + gc.secrets() + " Secrets");
-        List<String> violations = Invariants.check(api, backend, lastOutcome);
-        Stats stats = new Stats(reconciles, plan.crashCount(), plan.faultCount(), userActions, repairs, gc.instances(),
-                gc.secrets());
-        return new Result(seed, violations, trace.lines(), stats, plan.crashesCovered());
     }
 
-    private void chaosStep() {
-        int roll = random.nextInt(100);
+    @Override
+    public boolean disturb(int roll) {
         Optional<ProxyKey> any = users.anyProxy();
         if (roll < 6 && any.isPresent()) {
             user(users.edit(any.get()), any.get());
@@ -110,40 +74,49 @@ final class CrashScenario {
         } else if (roll < 12) {
             user("create", users.create());
         } else if (roll < 13) {
-            Backend.Placed stopped = backend.stopOne(random);
+            Backend.Placed stopped = backend.stopOne(run.random());
             if (stopped != null) {
-                trace.add(clock.instant(), "backend stops " + stopped.provider() + ":" + stopped.instance().providerID());
+                run.note("backend stops " + stopped.provider() + ":" + stopped.instance().providerID());
             }
         } else {
-            tick();
+            return false;
         }
+        return true;
     }
 
-    /** Runs the operator and the backend until {@code end}, nothing else happening. */
-    private void runUntil(Instant end) {
-        while (clock.instant().isBefore(end)) {
-            tick();
-        }
-    }
-
-    /**
-     * Moves time to the operator's next wake-up (at most {@link #MAX_IDLE} ahead), lets the backend
-     * boot what is due, and runs one step of the operator; a crash replaces the process.
-     */
-    private void tick() {
-        Instant now = clock.instant();
-        clock.advance(Duration.between(now, KeyScheduler.nextTick(now, process.nextWakeUp(), WORK, MAX_IDLE)));
+    /** Instances booted {@link Backend#BOOT} ago are running. */
+    @Override
+    public void advance() {
         backend.boot();
-        try {
-            process.step().ifPresent(r -> {
-                reconciles++;
-                lastOutcome.put(r.key(), r.outcome());
-                trace.add(clock.instant(), "reconcile " + r.key() + " [" + r.path() + "] -> " + EventTrace.describe(r.outcome()));
-            });
-        } catch (SimulatedCrash crash) {
-            trace.add(clock.instant(), "operator restarts");
-            process = new OperatorProcess(api, backend, plan, clock);
-        }
+    }
+
+    @Override
+    public Duration calm() {
+        return CALM;
+    }
+
+    @Override
+    public void settle() {
+        run.runFor(Duration.ofMinutes(2));
+        repairAll();
+        run.runFor(Duration.ofMinutes(10));
+        repairAll();
+    }
+
+    /** The backends finish the deletes they accepted, one GC sweep runs, and the invariants are checked. */
+    @Override
+    public List<String> check(Map<ProxyKey, Outcome> lastOutcome) {
+        backend.finishDeletes(); // 30 minutes on, the backends have done every delete they accepted
+        Set<String> live = new GcWorld(api).liveProxyUids();
+        backend.all().stream().filter(p -> !live.contains(p.instance().ownerUid())).forEach(p -> run.note(
+                "orphan for the sweep: " + p.provider() + ":" + p.instance().providerID() + " of uid "
+                        + p.instance().ownerUid()));
+        GcPass.Deleted gc = GcPass.run(backend.registry(), new GcWorld(api), run.clock());
+        backend.finishDeletes();
+        run.note("GC sweep deleted " + gc.instances() + " instances, " + gc.secrets() + " Secrets");
+        run.count("instances the GC sweep deleted", gc.instances());
+        run.count("Secrets the GC sweep deleted", gc.secrets());
+        return Invariants.check(api, backend, lastOutcome);
     }
 
     /** Fixes, as a user would, every Proxy latched Failed by a permanent error or left unusable by an edit. */
@@ -153,25 +126,23 @@ final class CrashScenario {
             boolean latched = Optional.ofNullable(proxy.getStatus()).flatMap(s -> Conditions.find(s.conditions(),
                     Condition.PROVISIONED)).filter(c -> c.hasReason(Reason.PermanentError)).isPresent();
             if (users.repair(key)) {
-                repairs++;
+                run.count("repairs", 1);
                 user("repair spec", key);
             } else if (latched) {
                 api.editSpec(key, proxy.getSpec());
-                repairs++;
+                run.count("repairs", 1);
                 user("touch spec after a permanent error", key);
             }
         }
     }
 
+    /** A user changed {@code key} in the API, which announces nothing itself: the process's watch is told. */
     private void user(String what, ProxyKey key) {
         if (what == null || key == null) {
             return;
         }
-        userActions++;
-        lastOutcome.remove(key);
-        trace.add(clock.instant(), "user " + what + " " + key + api.stored(key).map(p -> " uid " + p.getMetadata().getUid())
-                .orElse(""));
-        process.changed(key);
+        run.user(what + " " + key + api.stored(key).map(p -> " uid " + p.getMetadata().getUid()).orElse(""), key);
+        run.changed(key);
     }
 
     /** The in-memory API as the GC sweep reads it. */

@@ -1,11 +1,12 @@
 package com.example.crawl.egress.proxy;
 
+import com.example.crawl.egress.crash.FaultPlan.When;
+import com.example.crawl.egress.crash.FaultPlan;
 import com.example.crawl.egress.provider.CreateRequest;
 import com.example.crawl.egress.provider.Instance;
 import com.example.crawl.egress.provider.ListsForDrift;
 import com.example.crawl.egress.provider.Provider;
 import com.example.crawl.egress.provider.ProviderException;
-import com.example.crawl.egress.proxy.FaultPlan.When;
 import java.util.List;
 
 /**

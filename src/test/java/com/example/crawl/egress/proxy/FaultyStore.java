@@ -2,7 +2,7 @@ package com.example.crawl.egress.proxy;
 
 import com.example.crawl.egress.api.Proxy;
 import com.example.crawl.egress.cache.ProxyKey;
-import com.example.crawl.egress.clock.FakeClock;
+import com.example.crawl.egress.crash.FaultPlan;
 import com.example.crawl.egress.runtime.ObjectChangedException;
 import io.fabric8.kubernetes.api.model.Secret;
 import java.util.Optional;
@@ -19,15 +19,12 @@ final class FaultyStore implements ProxyStore {
     private final FakeProxyStore api;
     private final InformerCache cache;
     private final FaultPlan plan;
-    private final FakeClock clock;
 
-    FaultyStore(FakeProxyStore api, InformerCache cache, FaultPlan plan, FakeClock clock) {
+    FaultyStore(FakeProxyStore api, InformerCache cache, FaultPlan plan) {
         this.api = api;
         this.cache = cache;
         this.plan = plan;
-        this.clock = clock;
     }
-
 
     @Override
     public Optional<Proxy> proxy(ProxyKey key) {
@@ -74,7 +71,7 @@ final class FaultyStore implements ProxyStore {
     }
 
     private Proxy announced(Proxy written, Proxy sent) {
-        cache.changed(ProxyKey.of(sent), clock.instant(), plan.watchDelay());
+        cache.watch().changed(ProxyKey.of(sent));
         return written;
     }
 }

@@ -2,9 +2,8 @@ package com.example.crawl.egress.proxy;
 
 import com.example.crawl.egress.api.Proxy;
 import com.example.crawl.egress.cache.ProxyKey;
-import java.time.Duration;
-import java.time.Instant;
-import java.util.Comparator;
+import com.example.crawl.egress.crash.FaultPlan;
+import com.example.crawl.egress.crash.Watch;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
@@ -12,22 +11,22 @@ import java.util.function.Consumer;
 
 /**
  * The operator process's Proxy informer, modelled: a cache of snapshots of the API's objects that
- * a watch keeps current and that enqueues the key of every change. A change's delivery may be held
- * back (a dropped watch, seen again at the relist): until then the cache serves the older version
- * and nothing is enqueued. A key with a held delivery gets every later change with it, in order,
- * as a watch does. Dies with its process; the next one lists afresh.
+ * a {@link Watch} keeps current and that enqueues the key of every change it delivers; until a
+ * held delivery comes, the cache serves the older version and nothing is enqueued. Dies with its
+ * process; the next one lists afresh.
  */
 final class InformerCache {
 
     private final FakeProxyStore api;
     private final Consumer<ProxyKey> onChange;
     private final Map<ProxyKey, Proxy> cached = new HashMap<>();
-    private final Map<ProxyKey, Instant> held = new HashMap<>();
+    private final Watch<ProxyKey> watch;
 
     /** Lists every Proxy and enqueues each, as an informer's initial list does. */
-    InformerCache(FakeProxyStore api, Consumer<ProxyKey> onChange) {
+    InformerCache(FakeProxyStore api, FaultPlan plan, Consumer<ProxyKey> onChange) {
         this.api = api;
         this.onChange = onChange;
+        this.watch = new Watch<>(plan, this::deliver);
         for (ProxyKey key : api.keys()) {
             deliver(key);
         }
@@ -37,31 +36,9 @@ final class InformerCache {
         return Optional.ofNullable(cached.get(key));
     }
 
-    /** The API changed {@code key}; its event arrives now, or after {@code delay}. */
-    void changed(ProxyKey key, Instant now, Duration delay) {
-        if (held.containsKey(key)) {
-            return;
-        }
-        if (delay.isZero()) {
-            deliver(key);
-        } else {
-            held.put(key, now.plus(delay));
-        }
-    }
-
-    /** Delivers every held change due by {@code now}. */
-    void deliverDue(Instant now) {
-        held.entrySet().stream().filter(e -> !e.getValue().isAfter(now)).map(Map.Entry::getKey)
-                .sorted(Comparator.comparing(ProxyKey::toString)).toList()
-                .forEach(key -> {
-                    held.remove(key);
-                    deliver(key);
-                });
-    }
-
-    /** When the next held change arrives, if one is held. */
-    Optional<Instant> nextDelivery() {
-        return held.values().stream().min(Comparator.naturalOrder());
+    /** Where the API's changes reach this cache. */
+    Watch<ProxyKey> watch() {
+        return watch;
     }
 
     private void deliver(ProxyKey key) {

@@ -9,6 +9,7 @@ import com.example.crawl.egress.api.KubernetesSpec;
 import com.example.crawl.egress.api.ProxySpec;
 import com.example.crawl.egress.api.Reason;
 import com.example.crawl.egress.cache.ProxyKey;
+import com.example.crawl.egress.crash.FaultPlan;
 import com.example.crawl.egress.provider.FakeProvider.Op;
 import com.example.crawl.egress.provider.FakeProvider;
 import com.example.crawl.egress.runtime.EventSink;
@@ -18,7 +19,6 @@ import java.time.Clock;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -31,17 +31,11 @@ class MakerRecordTest {
 
     private final Rig rig = new Rig();
     private final FakeProvider otherBackend = new FakeProvider(Clock.systemUTC());
-    private final FaultPlan calm = calmPlan();
+    private final FaultPlan calm = FaultPlan.none(rig.clock);
     private final ProxyReconciler reconciler = new ProxyReconciler(rig.store,
             Rig.registry(Map.of("fake", new FaultyProvider("fake", rig.provider, calm),
                     "other", new FaultyProvider("other", otherBackend, calm))),
             key -> Optional.empty(), EventSink.NONE, INTERVALS, rig.clock, TracerProvider.noop().get("test"));
-
-    private FaultPlan calmPlan() {
-        FaultPlan plan = new FaultPlan(new SplittableRandom(1), new EventTrace(rig.clock.instant(), 10), rig.clock);
-        plan.calm(true);
-        return plan;
-    }
 
     private static ProxySpec on(String provider) {
         return new ProxySpec(null, provider, null, Map.of("region", "eu"), null, null, null, null,

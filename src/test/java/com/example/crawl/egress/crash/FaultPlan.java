@@ -1,9 +1,10 @@
-package com.example.crawl.egress.proxy;
+package com.example.crawl.egress.crash;
 
 import com.example.crawl.egress.clock.FakeClock;
 import com.example.crawl.egress.runtime.ObjectChangedException;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.TreeSet;
@@ -14,16 +15,16 @@ import java.util.TreeSet;
  * and watch delays. While {@link #calm} is set nothing is injected, which is how a run lets the
  * system settle before its invariants are checked.
  *
- * <p>Each crash is recorded as {@code path point when} (see {@link ReconcilePath}) so that a run
- * can say which crash points it covered. Single-threaded, like the suite.
+ * <p>Each crash is recorded as {@code path point when} (the path as the {@link Scenario.Life}
+ * names it) so that a run can say which crash points it covered. Single-threaded, like the suite.
  */
-final class FaultPlan {
+public final class FaultPlan {
 
     /** When a crash or a fault strikes relative to the call it is attached to. */
-    enum When { before, after }
+    public enum When { before, after }
 
     /** What a provider call suffers besides a crash. */
-    enum ProviderFault { NONE, TRANSIENT, QUOTA, PERMANENT, DEADLINE }
+    public enum ProviderFault { NONE, TRANSIENT, QUOTA, PERMANENT, DEADLINE }
 
     /** What an API write suffers besides a crash; {@code TIMEOUT} fails after the server applied it. */
     enum ApiFault { NONE, CONFLICT, SERVER_ERROR, TIMEOUT }
@@ -47,6 +48,13 @@ final class FaultPlan {
         this.clock = clock;
     }
 
+    /** A plan that injects nothing, for a test that wants the suite's faulty pieces without their faults. */
+    public static FaultPlan none(FakeClock clock) {
+        FaultPlan plan = new FaultPlan(new SplittableRandom(0), new EventTrace(clock.instant(), 1), clock);
+        plan.calm(true);
+        return plan;
+    }
+
     /** Stops (true) or resumes (false) every injection. */
     void calm(boolean value) {
         calm = value;
@@ -58,7 +66,7 @@ final class FaultPlan {
     }
 
     /** Throws {@link SimulatedCrash} at this point, sometimes. */
-    void crashPoint(String point, When when) {
+    public void crashPoint(String point, When when) {
         if (calm || random.nextInt(CRASH_IN) != 0) {
             return;
         }
@@ -69,7 +77,7 @@ final class FaultPlan {
         throw new SimulatedCrash(where);
     }
 
-    ProviderFault providerFault(String point) {
+    public ProviderFault providerFault(String point) {
         if (calm || random.nextInt(FAULT_IN) != 0) {
             return ProviderFault.NONE;
         }
@@ -80,7 +88,7 @@ final class FaultPlan {
     }
 
     /** @param conflicts whether the call can be refused with a 409 (Proxy writes can) */
-    ApiFault apiFault(String point, boolean conflicts) {
+    private ApiFault apiFault(String point, boolean conflicts) {
         if (calm || random.nextInt(FAULT_IN) != 0) {
             return ApiFault.NONE;
         }
@@ -99,8 +107,13 @@ final class FaultPlan {
     }
 
     /** Whether the credentials cache misses a Secret the API holds, as a cache that lags does. */
-    boolean secretCacheMisses() {
+    public boolean secretCacheMisses() {
         return !calm && random.nextInt(FAULT_IN * 2) == 0;
+    }
+
+    /** The simulated time now. */
+    Instant now() {
+        return clock.instant();
     }
 
     private <F> F noted(String point, F fault) {
@@ -123,7 +136,7 @@ final class FaultPlan {
 
     /** An API write, as the stores hand it to {@link #write}. */
     @FunctionalInterface
-    interface Write<T> {
+    public interface Write<T> {
         T run() throws ObjectChangedException;
     }
 
@@ -133,7 +146,7 @@ final class FaultPlan {
      *
      * @param conflicts whether the write carries a resourceVersion, so that a 409 can strike it
      */
-    <T> T write(String point, boolean conflicts, Write<T> write) throws ObjectChangedException {
+    public <T> T write(String point, boolean conflicts, Write<T> write) throws ObjectChangedException {
         crashPoint(point, When.before);
         switch (apiFault(point, conflicts)) {
             case CONFLICT -> throw new ObjectChangedException(point + ": 409 injected", null);
@@ -150,14 +163,14 @@ final class FaultPlan {
     }
 
     /** An API read that a 500 may strike. */
-    void read(String point) {
+    public void read(String point) {
         if (apiFault(point, false) != ApiFault.NONE) {
             throw new KubernetesClientException(point + ": 500 injected", 500, null);
         }
     }
 
     /** A write that carries no resourceVersion, so never conflicts. */
-    static <T> T unconditional(Write<T> write) {
+    public static <T> T unconditional(Write<T> write) {
         try {
             return write.run();
         } catch (ObjectChangedException e) {

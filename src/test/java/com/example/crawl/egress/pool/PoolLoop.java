@@ -1,14 +1,13 @@
-package com.example.crawl.egress.proxy;
+package com.example.crawl.egress.pool;
 
 import com.example.crawl.egress.cache.PoolInformer;
 import com.example.crawl.egress.cache.PoolKey;
 import com.example.crawl.egress.cache.ProxyInformers;
 import com.example.crawl.egress.cache.ProxyKey;
 import com.example.crawl.egress.config.OperatorConfig;
-import com.example.crawl.egress.pool.BanCounts;
-import com.example.crawl.egress.pool.ClusterPoolStore;
-import com.example.crawl.egress.pool.PoolReconciler;
 import com.example.crawl.egress.provider.Provider;
+import com.example.crawl.egress.proxy.ControlLoop;
+import com.example.crawl.egress.proxy.HealthSource;
 import com.example.crawl.egress.queue.QueueRecorder;
 import com.example.crawl.egress.queue.RateLimiter;
 import com.example.crawl.egress.queue.WorkQueue;

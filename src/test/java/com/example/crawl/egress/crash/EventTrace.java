@@ -1,4 +1,4 @@
-package com.example.crawl.egress.proxy;
+package com.example.crawl.egress.crash;
 
 import com.example.crawl.egress.runtime.Outcome;
 import java.time.Duration;

@@ -1,4 +1,4 @@
-package com.example.crawl.egress.proxy;
+package com.example.crawl.egress.pool;
 
 import com.example.crawl.egress.api.Condition;
 import com.example.crawl.egress.api.Conditions;
@@ -12,7 +12,6 @@ import com.example.crawl.egress.api.ProxySpec;
 import com.example.crawl.egress.cache.PoolKey;
 import com.example.crawl.egress.clock.FakeClock;
 import com.example.crawl.egress.pool.FakePoolApi.Change;
-import com.example.crawl.egress.pool.FakePoolApi;
 import com.example.crawl.egress.runtime.Outcome;
 import io.fabric8.kubernetes.api.model.IntOrString;
 import io.fabric8.kubernetes.api.model.OwnerReference;
@@ -27,6 +26,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.function.Consumer;
 
 /**
  * What must hold in a pool crash run. While it runs, checked at every member create and after
@@ -53,7 +53,7 @@ final class PoolInvariants {
 
     private final FakePoolApi api;
     private final FakeClock clock;
-    private final EventTrace trace;
+    private final Consumer<String> trace;
     private final List<String> violations = new ArrayList<>();
     private final Set<String> names = new HashSet<>();
     private final Map<String, List<Limit>> limits = new HashMap<>(); // by pool uid
@@ -61,7 +61,8 @@ final class PoolInvariants {
     private final Map<String, String> uidOf = new HashMap<>(); // pool key -> uid
     private final Set<String> reported = new HashSet<>();
 
-    PoolInvariants(FakePoolApi api, FakeClock clock, EventTrace trace) {
+    /** @param trace where each violation is noted as it is found */
+    PoolInvariants(FakePoolApi api, FakeClock clock, Consumer<String> trace) {
         this.api = api;
         this.clock = clock;
         this.trace = trace;
@@ -288,6 +289,6 @@ final class PoolInvariants {
 
     private void violation(String what) {
         violations.add(what);
-        trace.add(clock.instant(), "VIOLATION " + what);
+        trace.accept("VIOLATION " + what);
     }
 }

@@ -1,4 +1,4 @@
-package com.example.crawl.egress.proxy;
+package com.example.crawl.egress.pool;
 
 import com.example.crawl.egress.api.Placement;
 import com.example.crawl.egress.api.Proxy;
@@ -8,7 +8,6 @@ import com.example.crawl.egress.api.ProxySpec;
 import com.example.crawl.egress.api.ProxyTemplate;
 import com.example.crawl.egress.api.Rotation;
 import com.example.crawl.egress.cache.PoolKey;
-import com.example.crawl.egress.pool.FakePoolApi;
 import io.fabric8.kubernetes.api.model.IntOrString;
 import java.util.ArrayList;
 import java.util.HashMap;

@@ -1,7 +1,8 @@
-package com.example.crawl.egress.proxy;
+package com.example.crawl.egress.crash;
 
 import com.example.crawl.egress.runtime.ObjectKey;
 import com.example.crawl.egress.runtime.Outcome;
+import com.example.crawl.egress.runtime.Workers;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.HashMap;

@@ -1,4 +1,4 @@
-package com.example.crawl.egress.proxy;
+package com.example.crawl.egress.pool;
 
 import com.example.crawl.egress.api.Condition;
 import com.example.crawl.egress.api.Proxy;
@@ -7,7 +7,6 @@ import com.example.crawl.egress.api.ProxyStatus;
 import com.example.crawl.egress.api.Reason;
 import com.example.crawl.egress.cache.PoolKey;
 import com.example.crawl.egress.clock.FakeClock;
-import com.example.crawl.egress.pool.FakePoolApi;
 import io.fabric8.kubernetes.api.model.OwnerReference;
 import java.time.Instant;
 import java.util.HashMap;

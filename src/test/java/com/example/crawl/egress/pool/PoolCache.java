@@ -1,13 +1,12 @@
-package com.example.crawl.egress.proxy;
+package com.example.crawl.egress.pool;
 
 import com.example.crawl.egress.api.Proxy;
 import com.example.crawl.egress.api.ProxyPool;
 import com.example.crawl.egress.cache.PoolKey;
+import com.example.crawl.egress.crash.FaultPlan;
+import com.example.crawl.egress.crash.Watch;
 import com.example.crawl.egress.pool.FakePoolApi.Change;
-import com.example.crawl.egress.pool.FakePoolApi;
 import io.fabric8.kubernetes.api.model.OwnerReference;
-import java.time.Duration;
-import java.time.Instant;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
@@ -18,9 +17,8 @@ import java.util.function.Consumer;
 
 /**
  * The pool controller's two informers (ProxyPools and Proxies) of one process, modelled as
- * {@link InformerCache} models the Proxy informer: snapshots a watch keeps current, whose events
- * may be held back (a dropped watch), the cache serving the older object meanwhile; a key with a
- * held event gets every later change with it. Delivering a change enqueues what
+ * {@code proxy.InformerCache} models the Proxy informer: snapshots a {@link Watch} keeps current, the
+ * cache serving the older object while a delivery is held back. Delivering a change enqueues what
  * {@link com.example.crawl.egress.cache.PoolInformer} enqueues: the pool, unless only its status
  * changed; for a Proxy, the pool its controller owner reference names, before and after. Dies with
  * its process; the next one lists afresh.
@@ -31,12 +29,13 @@ final class PoolCache {
     private final Consumer<PoolKey> enqueue;
     private final Map<String, ProxyPool> pools = new HashMap<>();
     private final Map<String, Proxy> proxies = new HashMap<>();
-    private final Map<Change, Instant> held = new HashMap<>();
+    private final Watch<Change> watch;
 
     /** Lists every pool and Proxy, enqueuing as the informers' first lists do. */
-    PoolCache(FakePoolApi api, Consumer<PoolKey> enqueue) {
+    PoolCache(FakePoolApi api, FaultPlan plan, Consumer<PoolKey> enqueue) {
         this.api = api;
         this.enqueue = enqueue;
+        this.watch = new Watch<>(plan, this::deliver);
         api.pools().forEach(p -> deliver(new Change("pool", p.getMetadata().getNamespace(), p.getMetadata().getName())));
         api.proxies().forEach(p -> deliver(new Change("proxy", p.getMetadata().getNamespace(), p.getMetadata().getName())));
     }
@@ -56,30 +55,9 @@ final class PoolCache {
                 .sorted(Comparator.comparing(p -> p.getMetadata().getName())).toList();
     }
 
-    /** The API changed something; its event arrives now, or after {@code delay}. */
-    void changed(Change change, Instant now, Duration delay) {
-        if (held.containsKey(change)) {
-            return;
-        }
-        if (delay.isZero()) {
-            deliver(change);
-        } else {
-            held.put(change, now.plus(delay));
-        }
-    }
-
-    /** Delivers every held change due by {@code now}. */
-    void deliverDue(Instant now) {
-        held.entrySet().stream().filter(e -> !e.getValue().isAfter(now)).map(Map.Entry::getKey)
-                .sorted(Comparator.comparing(Change::toString)).toList()
-                .forEach(change -> {
-                    held.remove(change);
-                    deliver(change);
-                });
-    }
-
-    Optional<Instant> nextDelivery() {
-        return held.values().stream().min(Comparator.naturalOrder());
+    /** Where the API's changes reach this cache. */
+    Watch<Change> watch() {
+        return watch;
     }
 
     private void deliver(Change change) {

@@ -1,4 +1,4 @@
-package com.example.crawl.egress.proxy;
+package com.example.crawl.egress.pool;
 
 import com.example.crawl.egress.api.Condition;
 import com.example.crawl.egress.api.Conditions;
@@ -14,6 +14,10 @@ import com.example.crawl.egress.config.OperatorConfig;
 import com.example.crawl.egress.log.LogFormat;
 import com.example.crawl.egress.log.LogSetup;
 import com.example.crawl.egress.provider.FakeProvider;
+import com.example.crawl.egress.proxy.AllHealthy;
+import com.example.crawl.egress.proxy.ControlLoop;
+import com.example.crawl.egress.proxy.ControlLoopBenchmark;
+import com.example.crawl.egress.proxy.MockCluster;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -46,7 +50,7 @@ import org.slf4j.event.Level;
  * {@link ControlLoopBenchmark} does, taken to Provisioned and to Ready by the same Proxy loop.
  * Rounds before the last warm the JIT, since the first thousand reconciles run cold.
  *
- * <p>Run: {@code java -cp ... com.example.crawl.egress.proxy.PoolBenchmark [members] [quietSeconds] [rounds]}
+ * <p>Run: {@code java -cp ... com.example.crawl.egress.pool.PoolBenchmark [members] [quietSeconds] [rounds]}
  * (defaults 1000, 60 and 2); docs/benchmarks.md has the full command.
  */
 public final class PoolBenchmark {

@@ -1,10 +1,9 @@
-package com.example.crawl.egress.proxy;
+package com.example.crawl.egress.pool;
 
 import com.example.crawl.egress.api.Proxy;
 import com.example.crawl.egress.api.ProxyPool;
 import com.example.crawl.egress.cache.PoolKey;
-import com.example.crawl.egress.pool.FakePoolApi;
-import com.example.crawl.egress.pool.PoolStore;
+import com.example.crawl.egress.crash.FaultPlan;
 import com.example.crawl.egress.runtime.ObjectChangedException;
 import java.util.List;
 import java.util.Optional;
@@ -12,7 +11,7 @@ import java.util.Optional;
 /**
  * One pool-controller process's {@link PoolStore}: pools and members read from its
  * {@link PoolCache}, every write made on the shared {@link FakePoolApi} with the
- * {@link FaultPlan}'s faults around it, as {@link FaultyStore} does for the Proxy controller: a
+ * {@link FaultPlan}'s faults around it, as {@code proxy.FaultyStore} does for the Proxy controller: a
  * crash point before and after, a 409 (on updates), a 500 refused before the write, or a 504
  * after the server applied it. The two confirming reads fail with a 500 now and then.
  */

@@ -1,4 +1,4 @@
-package com.example.crawl.egress.proxy;
+package com.example.crawl.egress.crash;
 
 /**
  * The operator process dies at a crash point. An {@link Error}, so that no {@code catch} in the
