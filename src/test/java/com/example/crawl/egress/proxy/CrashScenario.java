@@ -1,11 +1,15 @@
 package com.example.crawl.egress.proxy;
 
+import static com.example.crawl.egress.fakeapi.FakeApi.PROXY;
+import static com.example.crawl.egress.fakeapi.FakeApi.SECRET;
+
 import com.example.crawl.egress.api.Condition;
 import com.example.crawl.egress.api.Conditions;
 import com.example.crawl.egress.api.Proxy;
 import com.example.crawl.egress.api.Reason;
 import com.example.crawl.egress.cache.ProxyKey;
 import com.example.crawl.egress.clock.FakeClock;
+import com.example.crawl.egress.fakeapi.FakeApi;
 import com.example.crawl.egress.gc.GcPass;
 import com.example.crawl.egress.runtime.Outcome;
 import java.time.Duration;
@@ -51,7 +55,7 @@ final class CrashScenario {
     private final FakeClock clock = new FakeClock(Instant.parse("2026-12-01T00:00:00Z"));
     private final EventTrace trace = new EventTrace(clock.instant(), 5000);
     private final FaultPlan plan;
-    private final FakeProxyStore api = new FakeProxyStore();
+    private final FakeApi api = new FakeApi(clock);
     private final Backend backend;
     private final UserActions users;
     private final Map<ProxyKey, Outcome> lastOutcome = new HashMap<>();
@@ -105,7 +109,7 @@ final class CrashScenario {
         if (roll < 6 && any.isPresent()) {
             user(users.edit(any.get()), any.get());
         } else if (roll < 9 && any.isPresent()) {
-            api.delete(any.get());
+            api.delete(PROXY, any.get().namespace(), any.get().name());
             user("delete", any.get());
         } else if (roll < 12) {
             user("create", users.create());
@@ -150,15 +154,15 @@ final class CrashScenario {
 
     /** Fixes, as a user would, every Proxy latched Failed by a permanent error or left unusable by an edit. */
     private void repairAll() {
-        for (ProxyKey key : api.keys()) {
-            Proxy proxy = api.stored(key).orElseThrow();
+        for (ProxyKey key : api.list(PROXY).stream().map(ProxyKey::of).toList()) {
+            Proxy proxy = api.get(PROXY, key).orElseThrow();
             boolean latched = Optional.ofNullable(proxy.getStatus()).flatMap(s -> Conditions.find(s.conditions(),
                     Condition.PROVISIONED)).filter(c -> c.hasReason(Reason.PermanentError)).isPresent();
             if (users.repair(key)) {
                 repairs++;
                 user("repair spec", key);
             } else if (latched) {
-                api.editSpec(key, proxy.getSpec());
+                users.touch(key);
                 repairs++;
                 user("touch spec after a permanent error", key);
             }
@@ -171,30 +175,29 @@ final class CrashScenario {
         }
         userActions++;
         lastOutcome.remove(key);
-        trace.add(clock.instant(), "user " + what + " " + key + api.stored(key).map(p -> " uid " + p.getMetadata().getUid())
+        trace.add(clock.instant(), "user " + what + " " + key + api.get(PROXY, key).map(p -> " uid " + p.getMetadata().getUid())
                 .orElse(""));
         process.changed(key);
     }
 
     /** The in-memory API as the GC sweep reads it. */
-    private record GcWorld(FakeProxyStore api) implements GcPass.World {
+    private record GcWorld(FakeApi api) implements GcPass.World {
         @Override
         public Set<String> liveProxyUids() {
-            return api.keys().stream().map(k -> api.stored(k).orElseThrow().getMetadata().getUid())
-                    .collect(Collectors.toSet());
+            return api.list(PROXY).stream().map(p -> p.getMetadata().getUid()).collect(Collectors.toSet());
         }
 
         @Override
         public List<GcPass.CredentialsRef> credentialsSecrets() {
-            return api.secrets().stream().filter(s -> Invariants.ownerUid(s) != null)
+            return api.list(SECRET).stream().filter(s -> Invariants.ownerUid(s) != null)
                     .map(s -> new GcPass.CredentialsRef(s.getMetadata().getNamespace(), s.getMetadata().getName(),
                             Invariants.ownerUid(s), Instant.EPOCH)).toList();
         }
 
         @Override
         public boolean deleteSecret(String namespace, String name) {
-            boolean existed = api.storedSecret(namespace, name).isPresent();
-            api.deleteSecretAsUser(namespace, name);
+            boolean existed = api.get(SECRET, namespace, name).isPresent();
+            api.delete(SECRET, namespace, name);
             return existed;
         }
     }

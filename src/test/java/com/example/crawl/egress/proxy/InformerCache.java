@@ -1,7 +1,10 @@
 package com.example.crawl.egress.proxy;
 
+import static com.example.crawl.egress.fakeapi.FakeApi.PROXY;
+
 import com.example.crawl.egress.api.Proxy;
 import com.example.crawl.egress.cache.ProxyKey;
+import com.example.crawl.egress.fakeapi.FakeApi;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Comparator;
@@ -19,16 +22,16 @@ import java.util.function.Consumer;
  */
 final class InformerCache {
 
-    private final FakeProxyStore api;
+    private final FakeApi api;
     private final Consumer<ProxyKey> onChange;
     private final Map<ProxyKey, Proxy> cached = new HashMap<>();
     private final Map<ProxyKey, Instant> held = new HashMap<>();
 
     /** Lists every Proxy and enqueues each, as an informer's initial list does. */
-    InformerCache(FakeProxyStore api, Consumer<ProxyKey> onChange) {
+    InformerCache(FakeApi api, Consumer<ProxyKey> onChange) {
         this.api = api;
         this.onChange = onChange;
-        for (ProxyKey key : api.keys()) {
+        for (ProxyKey key : api.list(PROXY).stream().map(ProxyKey::of).toList()) {
             deliver(key);
         }
     }
@@ -65,7 +68,7 @@ final class InformerCache {
     }
 
     private void deliver(ProxyKey key) {
-        Optional<Proxy> now = api.stored(key);
+        Optional<Proxy> now = api.get(PROXY, key);
         if (now.isPresent()) {
             cached.put(key, now.get());
         } else {

@@ -30,7 +30,7 @@ class LegacyMakerTest {
         rig.reconcile(key);
         rig.provider.markRunning(rig.status(key).providerID(), "10.0.0.7");
         assertEquals(Outcome.after(INTERVALS.driftPoll()), rig.reconcile(key));
-        rig.store.removeAnnotation(key, Proxy.INSTANCE_PROVIDER_ANNOTATION);
+        rig.removeAnnotation(key, Proxy.INSTANCE_PROVIDER_ANNOTATION);
         return key;
     }
 
@@ -42,14 +42,14 @@ class LegacyMakerTest {
     @Test
     void shouldDeleteALegacyObjectsInstanceWhereItIsAfterTheProviderWasEditedOnTheWayOut() {
         ProxyKey key = legacyRunningOnFake();
-        rig.store.delete(key);
-        rig.store.editSpec(key, on("other"));
+        rig.delete(key);
+        rig.editSpec(key, on("other"));
 
-        for (int i = 0; i < 3 && rig.store.stored(key).isPresent(); i++) {
+        for (int i = 0; i < 3 && rig.stored(key).isPresent(); i++) {
             rig.reconcile(key);
         }
 
-        assertTrue(rig.store.stored(key).isEmpty(), "released");
+        assertTrue(rig.stored(key).isEmpty(), "released");
         assertEquals(List.of(), rig.provider.instances(), "deleted where it ran");
     }
 
@@ -58,7 +58,7 @@ class LegacyMakerTest {
         ProxyKey key = legacyRunningOnFake();
         ProxySpec moved = new ProxySpec(null, "other", null, Map.of("region", "eu"), null, null, null, null,
                 new KubernetesSpec("squid:2", null), null, null);
-        rig.store.editSpec(key, moved);
+        rig.editSpec(key, moved);
 
         for (int i = 0; i < 4; i++) {
             rig.reconcile(key);
@@ -72,8 +72,8 @@ class LegacyMakerTest {
     @Test
     void shouldReplaceRatherThanAdoptAnUnhashedInstanceThatAnotherProviderHolds() {
         ProxyKey key = legacyRunningOnFake();
-        rig.store.removeAnnotation(key, Proxy.SPEC_HASH_ANNOTATION);
-        rig.store.editSpec(key, on("other"));
+        rig.removeAnnotation(key, Proxy.SPEC_HASH_ANNOTATION);
+        rig.editSpec(key, on("other"));
 
         for (int i = 0; i < 4; i++) {
             rig.reconcile(key);
@@ -90,14 +90,14 @@ class LegacyMakerTest {
 
         rig.reconcile(key);
 
-        assertEquals("fake", rig.store.stored(key).orElseThrow().getMetadata().getAnnotations()
+        assertEquals("fake", rig.stored(key).orElseThrow().getMetadata().getAnnotations()
                 .get(Proxy.INSTANCE_PROVIDER_ANNOTATION));
     }
 
     @Test
     void shouldDeleteTheOldInstanceWhereItIsWhenALegacyObjectMovesToAnotherProvider() {
         ProxyKey key = legacyRunningOnFake();
-        rig.store.editSpec(key, on("other"));
+        rig.editSpec(key, on("other"));
 
         assertEquals(Outcome.after(INTERVALS.deletionPoll()), rig.reconcile(key));
         rig.reconcile(key);

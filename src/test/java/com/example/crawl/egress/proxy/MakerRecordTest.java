@@ -57,10 +57,10 @@ class MakerRecordTest {
         reconciler.reconcile(key);
         rig.provider.instances().forEach(i -> rig.provider.markRunning(i.providerID(), "10.0.0.7"));
         reconciler.reconcile(key);
-        rig.store.editSpec(key, on("other"));
+        rig.editSpec(key, on("other"));
         assertEquals(Outcome.after(INTERVALS.deletionPoll()), reconciler.reconcile(key));
         // Someone writes the object while the successor is made: the pass's status write loses.
-        otherBackend.onCall(Op.CREATE, () -> rig.store.annotate(key, "example.com/touched", "yes"));
+        otherBackend.onCall(Op.CREATE, () -> rig.annotate(key, "example.com/touched", "yes"));
         reconciler.reconcile(key);
         otherBackend.onCall(Op.CREATE, null);
 
@@ -82,13 +82,15 @@ class MakerRecordTest {
         reconciler.reconcile(key);
         rig.provider.instances().forEach(i -> rig.provider.markRunning(i.providerID(), "10.0.0.7"));
         reconciler.reconcile(key);
-        rig.store.removeAnnotation(key, Proxy.SPEC_HASH_ANNOTATION);
-        rig.store.removeAnnotation(key, Proxy.INSTANCE_PROVIDER_ANNOTATION);
-        rig.store.editSpec(key, on("other"));
+        rig.removeAnnotation(key, Proxy.SPEC_HASH_ANNOTATION);
+        rig.removeAnnotation(key, Proxy.INSTANCE_PROVIDER_ANNOTATION);
+        rig.editSpec(key, on("other"));
         rig.provider.failNext(Op.GET, new ProviderException.Permanent("403 for a moment"));
         reconciler.reconcile(key); // the holder cannot be told: the spec's provider refuses the ID
 
-        rig.store.editSpec(key, on("other")); // the user touches the spec, as a Failed Proxy asks
+        // The user touches the spec, as a Failed Proxy asks: an attribute, which replaces nothing.
+        rig.editSpec(key, new ProxySpec(null, "other", null, Map.of("region", "us"), null, null, null, null,
+                new KubernetesSpec("squid:1", null), null, null));
         for (int i = 0; i < 6; i++) {
             otherBackend.instances().forEach(instance -> otherBackend.markRunning(instance.providerID(), "10.0.0.8"));
             reconciler.reconcile(key);
@@ -105,11 +107,11 @@ class MakerRecordTest {
         reconciler.reconcile(key);
         rig.provider.instances().forEach(i -> rig.provider.markRunning(i.providerID(), "10.0.0.7"));
         reconciler.reconcile(key);
-        rig.store.removeAnnotation(key, Proxy.INSTANCE_PROVIDER_ANNOTATION);
+        rig.removeAnnotation(key, Proxy.INSTANCE_PROVIDER_ANNOTATION);
         String gone = rig.provider.instances().getFirst().providerID();
         rig.provider.delete(gone);
         assertThrows(ProviderException.NotFound.class, () -> rig.provider.get(gone));
-        rig.store.editSpec(key, new ProxySpec(null, "other", null, Map.of("region", "eu"), null, null, null, null,
+        rig.editSpec(key, new ProxySpec(null, "other", null, Map.of("region", "eu"), null, null, null, null,
                 new KubernetesSpec("squid:2", null), null, null));
 
         for (int i = 0; i < 4; i++) {

@@ -2,6 +2,7 @@ package com.example.crawl.egress.proxy;
 
 import com.example.crawl.egress.cache.ProxyKey;
 import com.example.crawl.egress.clock.FakeClock;
+import com.example.crawl.egress.fakeapi.FakeApi;
 import com.example.crawl.egress.runtime.EventSink;
 import com.example.crawl.egress.runtime.Outcome;
 import io.opentelemetry.api.trace.TracerProvider;
@@ -22,7 +23,7 @@ final class OperatorProcess {
     /** A reconcile that ran: its key and outcome. */
     record Reconciled(ProxyKey key, String path, Outcome outcome) { }
 
-    private final FakeProxyStore api;
+    private final FakeApi api;
     private final FaultPlan plan;
     private final FakeClock clock;
     private final Set<String> providers;
@@ -30,13 +31,14 @@ final class OperatorProcess {
     private final InformerCache cache;
     private final ProxyReconciler reconciler;
 
-    OperatorProcess(FakeProxyStore api, Backend backend, FaultPlan plan, FakeClock clock) {
+    OperatorProcess(FakeApi api, Backend backend, FaultPlan plan, FakeClock clock) {
         this.api = api;
         this.plan = plan;
         this.clock = clock;
         this.providers = Set.copyOf(backend.registry().names());
         this.cache = new InformerCache(api, key -> queue.add(key, clock.instant()));
-        this.reconciler = new ProxyReconciler(new FaultyStore(api, cache, plan, clock), backend.registry(),
+        FaultyStore store = new FaultyStore(new FakeProxyStore(api), cache, plan, clock);
+        this.reconciler = new ProxyReconciler(store, backend.registry(),
                 HealthSource.NONE, EventSink.NONE, Rig.INTERVALS, clock, TracerProvider.noop().get("crash-suite"));
     }
 
