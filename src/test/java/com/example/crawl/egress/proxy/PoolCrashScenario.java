@@ -1,9 +1,13 @@
 package com.example.crawl.egress.proxy;
 
+import static com.example.crawl.egress.fakeapi.FakeApi.POOL;
+import static com.example.crawl.egress.fakeapi.FakeApi.PROXY;
+
 import com.example.crawl.egress.api.Proxy;
+import com.example.crawl.egress.api.ProxyPool;
 import com.example.crawl.egress.cache.PoolKey;
 import com.example.crawl.egress.clock.FakeClock;
-import com.example.crawl.egress.pool.FakePoolApi;
+import com.example.crawl.egress.fakeapi.FakeApi;
 import com.example.crawl.egress.runtime.Outcome;
 import java.time.Duration;
 import java.time.Instant;
@@ -50,7 +54,7 @@ final class PoolCrashScenario {
     private final FakeClock clock = new FakeClock(Instant.parse("2026-12-01T00:00:00Z"));
     private final EventTrace trace = new EventTrace(clock.instant(), 3000);
     private final FaultPlan plan;
-    private final FakePoolApi api = new FakePoolApi(clock);
+    private final FakeApi api = new FakeApi(clock);
     private final MemberLifecycle lifecycle;
     private final PoolUserActions users;
     private final PoolInvariants invariants;
@@ -74,7 +78,7 @@ final class PoolCrashScenario {
             invariants.observe(change);
             process.changed(change);
         });
-        api.onCreate(proxy -> {
+        api.onCreate(PROXY, proxy -> {
             members++;
             invariants.created(proxy);
         });
@@ -90,8 +94,8 @@ final class PoolCrashScenario {
         }
         plan.calm(true);
         trace.add(clock.instant(), "faults stop");
-        for (PoolKey key : api.pools().stream().map(PoolKey::of).toList()) {
-            if (api.pool(key).orElseThrow().getMetadata().getDeletionTimestamp() == null) {
+        for (PoolKey key : api.list(POOL).stream().map(PoolKey::of).toList()) {
+            if (api.get(POOL, key).orElseThrow().getMetadata().getDeletionTimestamp() == null) {
                 user(() -> users.repair(key), key);
                 user(() -> users.stopAging(key), key);
             }
@@ -175,8 +179,8 @@ final class PoolCrashScenario {
     /** Live members per pool, for the trace. */
     private String census() {
         Map<String, Integer> live = new TreeMap<>();
-        for (Proxy p : api.proxies()) {
-            FakePoolApi.poolOwner(p).filter(o -> p.getMetadata().getDeletionTimestamp() == null)
+        for (Proxy p : api.list(PROXY)) {
+            ProxyPool.owning(p).filter(o -> p.getMetadata().getDeletionTimestamp() == null)
                     .ifPresent(o -> live.merge(o.getName() + "/" + o.getUid().substring(0, 4), 1, Integer::sum));
         }
         return live.toString();

@@ -2,9 +2,9 @@ package com.example.crawl.egress.proxy;
 
 import com.example.crawl.egress.cache.PoolKey;
 import com.example.crawl.egress.clock.FakeClock;
+import com.example.crawl.egress.fakeapi.FakeApi.Change;
+import com.example.crawl.egress.fakeapi.FakeApi;
 import com.example.crawl.egress.pool.BanCounts;
-import com.example.crawl.egress.pool.FakePoolApi.Change;
-import com.example.crawl.egress.pool.FakePoolApi;
 import com.example.crawl.egress.pool.PoolReconciler;
 import com.example.crawl.egress.runtime.EventSink;
 import com.example.crawl.egress.runtime.Outcome;
@@ -39,7 +39,7 @@ final class PoolProcess {
      * @param names   where the reconciler's member names come from: seeded, so a run replays
      * @param deletes told of every member delete the reconciler sends, with the pool its cache shows
      */
-    PoolProcess(FakePoolApi api, FaultPlan plan, FakeClock clock, BanCounts bans, RandomGenerator names,
+    PoolProcess(FakeApi api, FaultPlan plan, FakeClock clock, BanCounts bans, RandomGenerator names,
             FaultyPoolStore.DeleteCheck deletes) {
         this.plan = plan;
         this.clock = clock;
