@@ -1,12 +1,13 @@
 package com.example.crawl.egress.pool;
 
+import static com.example.crawl.egress.fakeapi.FakeApi.POOL;
+import static com.example.crawl.egress.fakeapi.FakeApi.PROXY;
+
 import com.example.crawl.egress.api.Proxy;
 import com.example.crawl.egress.api.ProxyPool;
 import com.example.crawl.egress.cache.PoolKey;
+import com.example.crawl.egress.fakeapi.FakeApi;
 import com.example.crawl.egress.runtime.ObjectChangedException;
-import io.fabric8.kubernetes.client.KubernetesClientException;
-import java.util.ArrayDeque;
-import java.util.Deque;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -15,33 +16,28 @@ import java.util.Optional;
 import java.util.Set;
 
 /**
- * The {@link PoolStore} of the unit tests: writes go to a {@link FakePoolApi}, and the "cache" is
- * the API itself, except for what a test holds back: Proxies created while {@link #lagCache} is on
- * stay unseen until it is off (a slow watch), and a pool can be hidden from the cache while the
- * API has it ({@link #hidePool}). Creates can be made to fail, one per queued {@link CreateFault}.
+ * The {@link PoolStore} of the unit tests, over a {@link FakeApi}: writes go to the API, and the
+ * "cache" is the API itself, except for what a test holds back: Proxies created while
+ * {@link #lagCache} is on stay unseen until it is off (a slow watch), and a pool can be shown as
+ * it was, or as absent, while the API has it ({@link #freezePool}). Single-threaded.
  */
 final class ApiPoolStore implements PoolStore {
 
-    /** How the next create fails: refused before the server acted, or answered with an error after it stored the Proxy. */
-    enum CreateFault { NONE, REFUSED, LOST_ANSWER }
-
-    private final FakePoolApi api;
-    private final Deque<CreateFault> createFaults = new ArrayDeque<>();
+    private final FakeApi api;
     private final Set<String> unseen = new HashSet<>();
     private final Map<PoolKey, Optional<ProxyPool>> frozenPools = new HashMap<>();
     private boolean lagging;
-    private int createRequests;
 
-    ApiPoolStore(FakePoolApi api) {
+    ApiPoolStore(FakeApi api) {
         this.api = api;
+        api.onCreate(PROXY, p -> {
+            if (lagging) {
+                unseen.add(p.getMetadata().getName());
+            }
+        });
     }
 
-    /** The next creates fail as listed, in order; after them creates succeed again. */
-    void failCreates(CreateFault... faults) {
-        createFaults.addAll(List.of(faults));
-    }
-
-    /** While on, Proxies the controller creates are not shown by the cache; off shows them all. */
+    /** While on, Proxies created are not shown by the cache; off shows them all. */
     void lagCache(boolean value) {
         lagging = value;
         if (!value) {
@@ -51,26 +47,21 @@ final class ApiPoolStore implements PoolStore {
 
     /** The cache shows the pool as it is now (or absent) until {@link #thawPool}, whatever the API holds. */
     void freezePool(PoolKey key, boolean absent) {
-        frozenPools.put(key, absent ? Optional.empty() : api.pool(key));
+        frozenPools.put(key, absent ? Optional.empty() : api.get(POOL, key));
     }
 
     void thawPool(PoolKey key) {
         frozenPools.remove(key);
     }
 
-    /** Create requests that reached the store, failed ones included. */
-    int createRequests() {
-        return createRequests;
-    }
-
     @Override
     public Optional<ProxyPool> pool(PoolKey key) {
-        return frozenPools.containsKey(key) ? frozenPools.get(key) : api.pool(key);
+        return frozenPools.containsKey(key) ? frozenPools.get(key) : api.get(POOL, key);
     }
 
     @Override
     public Optional<ProxyPool> readPool(PoolKey key) {
-        return api.pool(key);
+        return api.get(POOL, key);
     }
 
     @Override
@@ -80,38 +71,26 @@ final class ApiPoolStore implements PoolStore {
 
     @Override
     public Optional<Proxy> readProxy(String namespace, String name) {
-        return api.proxy(namespace, name);
+        return api.get(PROXY, namespace, name);
     }
 
     @Override
     public boolean create(Proxy proxy) {
-        createRequests++;
-        CreateFault fault = createFaults.isEmpty() ? CreateFault.NONE : createFaults.removeFirst();
-        if (fault == CreateFault.REFUSED) {
-            throw new KubernetesClientException("Internal error (injected)", 500, null);
-        }
-        boolean made = api.createProxy(proxy);
-        if (made && lagging) {
-            unseen.add(proxy.getMetadata().getName());
-        }
-        if (fault == CreateFault.LOST_ANSWER) {
-            throw new KubernetesClientException("timeout after the create was applied (injected)", 504, null);
-        }
-        return made;
+        return api.create(proxy).isPresent();
     }
 
     @Override
     public void delete(String namespace, String name) {
-        api.deleteProxy(namespace, name);
+        api.delete(PROXY, namespace, name);
     }
 
     @Override
     public Proxy update(Proxy proxy) throws ObjectChangedException {
-        return api.updateProxy(proxy);
+        return api.update(proxy);
     }
 
     @Override
     public ProxyPool updateStatus(ProxyPool pool) throws ObjectChangedException {
-        return api.updatePoolStatus(pool);
+        return api.updateStatus(pool);
     }
 }

@@ -1,5 +1,8 @@
 package com.example.crawl.egress.pool;
 
+import static com.example.crawl.egress.fakeapi.FakeApi.POOL;
+import static com.example.crawl.egress.fakeapi.FakeApi.PROXY;
+
 import com.example.crawl.egress.api.Condition;
 import com.example.crawl.egress.api.Proxy;
 import com.example.crawl.egress.api.ProxyPool;
@@ -7,6 +10,7 @@ import com.example.crawl.egress.api.ProxyStatus;
 import com.example.crawl.egress.api.Reason;
 import com.example.crawl.egress.cache.PoolKey;
 import com.example.crawl.egress.clock.FakeClock;
+import com.example.crawl.egress.fakeapi.FakeApi;
 import io.fabric8.kubernetes.api.model.OwnerReference;
 import java.time.Instant;
 import java.util.HashMap;
@@ -15,6 +19,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.SplittableRandom;
+import java.util.function.UnaryOperator;
 
 /**
  * Everything in the pool crash test's cluster besides the pool controller and the users: the
@@ -29,7 +34,7 @@ final class MemberLifecycle {
 
     static final String HOLD_FINALIZER = "example.com/hold";
 
-    private final FakePoolApi api;
+    private final FakeApi api;
     private final FakeClock clock;
     private final SplittableRandom random;
     private final Map<String, Instant> readyAt = new HashMap<>(); // by uid
@@ -37,7 +42,7 @@ final class MemberLifecycle {
     private final Map<String, Instant> recoverAt = new HashMap<>();
     private final Map<String, Instant> poolFinalizerAt = new HashMap<>();
 
-    MemberLifecycle(FakePoolApi api, FakeClock clock, SplittableRandom random) {
+    MemberLifecycle(FakeApi api, FakeClock clock, SplittableRandom random) {
         this.api = api;
         this.clock = clock;
         this.random = random;
@@ -46,10 +51,10 @@ final class MemberLifecycle {
     /** Moves every Proxy and finalized pool along to {@code now}. */
     void advance() {
         Instant now = clock.instant();
-        for (Proxy p : api.proxies()) {
+        for (Proxy p : api.list(PROXY)) {
             proxy(p, now);
         }
-        for (ProxyPool pool : api.pools()) {
+        for (ProxyPool pool : api.list(POOL)) {
             if (pool.getMetadata().getDeletionTimestamp() != null) {
                 finalizers(pool, now);
             }
@@ -58,8 +63,8 @@ final class MemberLifecycle {
 
     /** Makes a member Unhealthy now; it recovers after 1 to 5 minutes when {@code recovers}. */
     void sicken(Proxy p, boolean recovers) {
-        Proxy current = api.proxy(p.getMetadata().getNamespace(), p.getMetadata().getName()).orElseThrow();
-        api.editProxyStatus(namespace(current), name(current), s -> s.withCondition(Condition.of(Condition.HEALTHY,
+        Proxy current = api.get(PROXY, p.getMetadata().getNamespace(), p.getMetadata().getName()).orElseThrow();
+        editStatus(current, s -> s.withCondition(Condition.of(Condition.HEALTHY,
                 false, 1, Reason.ProbeFailed, "probe failed", clock.instant())));
         if (recovers) {
             recoverAt.put(current.getMetadata().getUid(), clock.instant().plusSeconds(60 + random.nextInt(240)));
@@ -71,28 +76,34 @@ final class MemberLifecycle {
         if (p.getMetadata().getDeletionTimestamp() != null) {
             Instant at = releaseAt.computeIfAbsent(uid, u -> now.plusSeconds(5 + random.nextInt(36)));
             if (!at.isAfter(now)) {
-                api.editProxyMetadata(namespace(p), name(p), m -> m.withFinalizers(List.of()));
+                api.editMetadata(PROXY, namespace(p), name(p), m -> m.withFinalizers(List.of()));
             }
             return;
         }
         List<String> finalizers = Objects.requireNonNullElse(p.getMetadata().getFinalizers(), List.of());
         if (!finalizers.contains(Proxy.FINALIZER)) {
-            api.editProxyMetadata(namespace(p), name(p), m -> m.addToFinalizers(Proxy.FINALIZER));
+            api.editMetadata(PROXY, namespace(p), name(p), m -> m.addToFinalizers(Proxy.FINALIZER));
         }
         ProxyStatus status = p.getStatus() == null ? ProxyStatus.EMPTY : p.getStatus();
         boolean provisioned = status.conditions().stream().anyMatch(c -> c.type().equals(Condition.PROVISIONED));
         Instant ready = readyAt.computeIfAbsent(uid, u -> now.plusSeconds(10 + random.nextInt(51)));
         if (!provisioned && !ready.isAfter(now)) {
-            api.editProxyStatus(namespace(p), name(p), s -> s
+            editStatus(p, s -> s
                     .withCondition(Condition.of(Condition.PROVISIONED, true, 1, Reason.Created, "running", now))
                     .withCondition(Condition.of(Condition.HEALTHY, true, 1, Reason.ProbeSucceeded, "ok", now)));
         }
         Instant recover = recoverAt.get(uid);
         if (recover != null && !recover.isAfter(now)) {
             recoverAt.remove(uid);
-            api.editProxyStatus(namespace(p), name(p), s -> s.withCondition(Condition.of(Condition.HEALTHY, true, 1,
+            editStatus(p, s -> s.withCondition(Condition.of(Condition.HEALTHY, true, 1,
                     Reason.ProbeSucceeded, "ok", now)));
         }
+    }
+
+    /** Edits a member's status as the Proxy controller would, without a resourceVersion. */
+    private void editStatus(Proxy p, UnaryOperator<ProxyStatus> change) {
+        api.editStatus(PROXY, namespace(p), name(p),
+                x -> x.setStatus(change.apply(Objects.requireNonNullElse(x.getStatus(), ProxyStatus.EMPTY))));
     }
 
     private void finalizers(ProxyPool pool, Instant now) {
@@ -105,14 +116,14 @@ final class MemberLifecycle {
         PoolKey key = PoolKey.of(pool);
         if (finalizers.contains("orphan")) {
             for (Proxy m : api.members(key)) {
-                Optional<OwnerReference> owner = FakePoolApi.poolOwner(m);
+                Optional<OwnerReference> owner = ProxyPool.owning(m);
                 if (owner.filter(o -> o.getUid().equals(pool.getMetadata().getUid())).isPresent()) {
-                    api.editProxyMetadata(namespace(m), name(m), b -> b.withOwnerReferences(List.of()));
+                    api.editMetadata(PROXY, namespace(m), name(m), b -> b.withOwnerReferences(List.of()));
                 }
             }
-            api.removePoolFinalizer(key, "orphan");
+            api.editMetadata(POOL, key.namespace(), key.name(), m -> m.removeFromFinalizers("orphan"));
         } else if (finalizers.contains(HOLD_FINALIZER)) {
-            api.removePoolFinalizer(key, HOLD_FINALIZER);
+            api.editMetadata(POOL, key.namespace(), key.name(), m -> m.removeFromFinalizers(HOLD_FINALIZER));
         }
     }
 

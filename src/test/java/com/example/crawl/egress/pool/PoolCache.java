@@ -1,11 +1,15 @@
 package com.example.crawl.egress.pool;
 
+import static com.example.crawl.egress.fakeapi.FakeApi.POOL;
+import static com.example.crawl.egress.fakeapi.FakeApi.PROXY;
+
 import com.example.crawl.egress.api.Proxy;
 import com.example.crawl.egress.api.ProxyPool;
 import com.example.crawl.egress.cache.PoolKey;
 import com.example.crawl.egress.crash.FaultPlan;
 import com.example.crawl.egress.crash.Watch;
-import com.example.crawl.egress.pool.FakePoolApi.Change;
+import com.example.crawl.egress.fakeapi.FakeApi.Change;
+import com.example.crawl.egress.fakeapi.FakeApi;
 import io.fabric8.kubernetes.api.model.OwnerReference;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -25,19 +29,19 @@ import java.util.function.Consumer;
  */
 final class PoolCache {
 
-    private final FakePoolApi api;
+    private final FakeApi api;
     private final Consumer<PoolKey> enqueue;
     private final Map<String, ProxyPool> pools = new HashMap<>();
     private final Map<String, Proxy> proxies = new HashMap<>();
     private final Watch<Change> watch;
 
     /** Lists every pool and Proxy, enqueuing as the informers' first lists do. */
-    PoolCache(FakePoolApi api, FaultPlan plan, Consumer<PoolKey> enqueue) {
+    PoolCache(FakeApi api, FaultPlan plan, Consumer<PoolKey> enqueue) {
         this.api = api;
         this.enqueue = enqueue;
         this.watch = new Watch<>(plan, this::deliver);
-        api.pools().forEach(p -> deliver(new Change("pool", p.getMetadata().getNamespace(), p.getMetadata().getName())));
-        api.proxies().forEach(p -> deliver(new Change("proxy", p.getMetadata().getNamespace(), p.getMetadata().getName())));
+        api.list(POOL).forEach(p -> deliver(new Change(POOL, p.getMetadata().getNamespace(), p.getMetadata().getName())));
+        api.list(PROXY).forEach(p -> deliver(new Change(PROXY, p.getMetadata().getNamespace(), p.getMetadata().getName())));
     }
 
     Optional<ProxyPool> pool(PoolKey key) {
@@ -51,7 +55,7 @@ final class PoolCache {
     /** Cached Proxies whose controller owner reference names a pool of this name, any UID. */
     List<Proxy> members(PoolKey key) {
         return proxies.values().stream().filter(p -> key.namespace().equals(p.getMetadata().getNamespace())
-                && FakePoolApi.poolOwner(p).map(OwnerReference::getName).filter(key.name()::equals).isPresent())
+                && ProxyPool.owning(p).map(OwnerReference::getName).filter(key.name()::equals).isPresent())
                 .sorted(Comparator.comparing(p -> p.getMetadata().getName())).toList();
     }
 
@@ -62,25 +66,28 @@ final class PoolCache {
 
     private void deliver(Change change) {
         String key = change.namespace() + "/" + change.name();
-        if (change.kind().equals("pool")) {
+        if (change.kind() == POOL) {
             PoolKey pool = new PoolKey(change.namespace(), change.name());
             ProxyPool before = pools.get(key);
-            Optional<ProxyPool> now = api.pool(pool);
+            Optional<ProxyPool> now = api.get(POOL, pool);
             now.ifPresentOrElse(p -> pools.put(key, p), () -> pools.remove(key));
             if (before == null || now.isEmpty() || !onlyStatusChanged(before, now.get())) {
                 enqueue.accept(pool);
             }
             return;
         }
+        if (change.kind() != PROXY) {
+            return; // no informer of this process watches Secrets
+        }
         Proxy before = proxies.get(key);
-        Optional<Proxy> now = api.proxy(change.namespace(), change.name());
+        Optional<Proxy> now = api.get(PROXY, change.namespace(), change.name());
         now.ifPresentOrElse(p -> proxies.put(key, p), () -> proxies.remove(key));
         owner(before).ifPresent(name -> enqueue.accept(new PoolKey(change.namespace(), name)));
         owner(now.orElse(null)).ifPresent(name -> enqueue.accept(new PoolKey(change.namespace(), name)));
     }
 
     private static Optional<String> owner(Proxy proxy) {
-        return proxy == null ? Optional.empty() : FakePoolApi.poolOwner(proxy).map(OwnerReference::getName);
+        return proxy == null ? Optional.empty() : ProxyPool.owning(proxy).map(OwnerReference::getName);
     }
 
     private static boolean onlyStatusChanged(ProxyPool a, ProxyPool b) {

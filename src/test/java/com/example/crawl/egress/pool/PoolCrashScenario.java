@@ -1,10 +1,15 @@
 package com.example.crawl.egress.pool;
 
+import static com.example.crawl.egress.fakeapi.FakeApi.POOL;
+import static com.example.crawl.egress.fakeapi.FakeApi.PROXY;
+
 import com.example.crawl.egress.api.Proxy;
+import com.example.crawl.egress.api.ProxyPool;
 import com.example.crawl.egress.cache.PoolKey;
 import com.example.crawl.egress.crash.CrashRun;
 import com.example.crawl.egress.crash.Scenario;
-import com.example.crawl.egress.pool.FakePoolApi.Change;
+import com.example.crawl.egress.fakeapi.FakeApi.Change;
+import com.example.crawl.egress.fakeapi.FakeApi;
 import com.example.crawl.egress.runtime.EventSink;
 import com.example.crawl.egress.runtime.Outcome;
 import java.time.Duration;
@@ -34,7 +39,7 @@ final class PoolCrashScenario implements Scenario<PoolKey, Change> {
     static final Duration REQUEUE_NOW = Duration.ofSeconds(1);
 
     private final CrashRun<PoolKey, Change> run;
-    private final FakePoolApi api;
+    private final FakeApi api;
     private final MemberLifecycle lifecycle;
     private final PoolUserActions users;
     private final PoolInvariants invariants;
@@ -42,7 +47,7 @@ final class PoolCrashScenario implements Scenario<PoolKey, Change> {
 
     PoolCrashScenario(CrashRun<PoolKey, Change> run) {
         this.run = run;
-        this.api = new FakePoolApi(run.clock());
+        this.api = new FakeApi(run.clock());
         this.lifecycle = new MemberLifecycle(api, run.clock(), run.random().split());
         this.users = new PoolUserActions(api, run.random().split(), lifecycle);
         this.invariants = new PoolInvariants(api, run.clock(), run::note);
@@ -51,7 +56,7 @@ final class PoolCrashScenario implements Scenario<PoolKey, Change> {
             invariants.observe(change);
             run.changed(change);
         });
-        api.onCreate(proxy -> {
+        api.onCreate(PROXY, proxy -> {
             run.count("members created", 1);
             invariants.created(proxy);
         });
@@ -116,8 +121,8 @@ final class PoolCrashScenario implements Scenario<PoolKey, Change> {
     @Override
     public String census() {
         Map<String, Integer> live = new TreeMap<>();
-        for (Proxy p : api.proxies()) {
-            FakePoolApi.poolOwner(p).filter(o -> p.getMetadata().getDeletionTimestamp() == null)
+        for (Proxy p : api.list(PROXY)) {
+            ProxyPool.owning(p).filter(o -> p.getMetadata().getDeletionTimestamp() == null)
                     .ifPresent(o -> live.merge(o.getName() + "/" + o.getUid().substring(0, 4), 1, Integer::sum));
         }
         return live.toString();
@@ -130,8 +135,8 @@ final class PoolCrashScenario implements Scenario<PoolKey, Change> {
 
     @Override
     public void settle() {
-        for (PoolKey key : api.pools().stream().map(PoolKey::of).toList()) {
-            if (api.pool(key).orElseThrow().getMetadata().getDeletionTimestamp() == null) {
+        for (PoolKey key : api.list(POOL).stream().map(PoolKey::of).toList()) {
+            if (api.get(POOL, key).orElseThrow().getMetadata().getDeletionTimestamp() == null) {
                 user(() -> users.repair(key), key);
                 user(() -> users.stopAging(key), key);
             }

@@ -2,7 +2,7 @@ package com.example.crawl.egress.pool;
 
 import com.example.crawl.egress.cache.PoolKey;
 import com.example.crawl.egress.crash.Suite;
-import com.example.crawl.egress.pool.FakePoolApi.Change;
+import com.example.crawl.egress.fakeapi.FakeApi.Change;
 
 /**
  * The pool crash suite as a program, for many seeds ({@link Suite#main}), as

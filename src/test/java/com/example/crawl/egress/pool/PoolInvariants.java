@@ -1,5 +1,8 @@
 package com.example.crawl.egress.pool;
 
+import static com.example.crawl.egress.fakeapi.FakeApi.POOL;
+import static com.example.crawl.egress.fakeapi.FakeApi.PROXY;
+
 import com.example.crawl.egress.api.Condition;
 import com.example.crawl.egress.api.Conditions;
 import com.example.crawl.egress.api.Phase;
@@ -11,7 +14,8 @@ import com.example.crawl.egress.api.ProxyPoolStatus;
 import com.example.crawl.egress.api.ProxySpec;
 import com.example.crawl.egress.cache.PoolKey;
 import com.example.crawl.egress.clock.FakeClock;
-import com.example.crawl.egress.pool.FakePoolApi.Change;
+import com.example.crawl.egress.fakeapi.FakeApi.Change;
+import com.example.crawl.egress.fakeapi.FakeApi;
 import com.example.crawl.egress.runtime.Outcome;
 import io.fabric8.kubernetes.api.model.IntOrString;
 import io.fabric8.kubernetes.api.model.OwnerReference;
@@ -51,7 +55,7 @@ final class PoolInvariants {
 
     private record Limit(Instant since, int value) { }
 
-    private final FakePoolApi api;
+    private final FakeApi api;
     private final FakeClock clock;
     private final Consumer<String> trace;
     private final List<String> violations = new ArrayList<>();
@@ -62,7 +66,7 @@ final class PoolInvariants {
     private final Set<String> reported = new HashSet<>();
 
     /** @param trace where each violation is noted as it is found */
-    PoolInvariants(FakePoolApi api, FakeClock clock, Consumer<String> trace) {
+    PoolInvariants(FakeApi api, FakeClock clock, Consumer<String> trace) {
         this.api = api;
         this.clock = clock;
         this.trace = trace;
@@ -74,12 +78,12 @@ final class PoolInvariants {
 
     /** Follows every pool change, to know each pool's limit over time and when it went. */
     void observe(Change change) {
-        if (!change.kind().equals("pool")) {
+        if (change.kind() != POOL) {
             return;
         }
         Instant now = clock.instant();
         PoolKey key = new PoolKey(change.namespace(), change.name());
-        Optional<ProxyPool> pool = api.pool(key);
+        Optional<ProxyPool> pool = api.get(POOL, key);
         String before = uidOf.get(key.toString());
         if (before != null && !pool.map(p -> p.getMetadata().getUid()).filter(before::equals).isPresent()) {
             goneAt.putIfAbsent(before, now);
@@ -102,12 +106,12 @@ final class PoolInvariants {
         if (!names.add(name)) {
             violation("member name " + name + " used twice");
         }
-        Optional<String> uid = FakePoolApi.poolOwner(proxy).map(OwnerReference::getUid);
+        Optional<String> uid = ProxyPool.owning(proxy).map(OwnerReference::getUid);
         if (uid.isEmpty()) {
             return;
         }
-        long live = api.proxies().stream().filter(p -> p.getMetadata().getDeletionTimestamp() == null
-                && FakePoolApi.poolOwner(p).map(OwnerReference::getUid).filter(uid.get()::equals).isPresent()).count();
+        long live = api.list(PROXY).stream().filter(p -> p.getMetadata().getDeletionTimestamp() == null
+                && ProxyPool.owning(p).map(OwnerReference::getUid).filter(uid.get()::equals).isPresent()).count();
         int limit = limitInForce(uid.get(), clock.instant());
         if (live > limit) {
             violation("creating " + name + " took pool uid " + uid.get() + " to " + live
@@ -132,8 +136,8 @@ final class PoolInvariants {
     /** (c), after every step. */
     void afterStep() {
         Instant now = clock.instant();
-        for (Proxy p : api.proxies()) {
-            Optional<OwnerReference> owner = FakePoolApi.poolOwner(p);
+        for (Proxy p : api.list(PROXY)) {
+            Optional<OwnerReference> owner = ProxyPool.owning(p);
             if (owner.isEmpty() || p.getMetadata().getDeletionTimestamp() != null) {
                 continue;
             }
@@ -152,7 +156,7 @@ final class PoolInvariants {
     /** The end state, after quiescence. */
     void end(Map<PoolKey, Outcome> lastOutcome) {
         Set<String> livePools = new HashSet<>();
-        for (ProxyPool pool : api.pools()) {
+        for (ProxyPool pool : api.list(POOL)) {
             PoolKey key = PoolKey.of(pool);
             if (pool.getMetadata().getDeletionTimestamp() != null) {
                 violation("pool " + key + " still being deleted, finalizers " + pool.getMetadata().getFinalizers());
@@ -166,11 +170,11 @@ final class PoolInvariants {
                 violation("pool " + key + ": last reconcile lost a conflict: " + c.message());
             }
         }
-        for (Proxy p : api.proxies()) {
+        for (Proxy p : api.list(PROXY)) {
             if (p.getMetadata().getDeletionTimestamp() != null) {
                 violation("Proxy " + p.getMetadata().getName() + " still being deleted");
             }
-            FakePoolApi.poolOwner(p).filter(o -> !livePools.contains(o.getUid())).ifPresent(o -> violation(
+            ProxyPool.owning(p).filter(o -> !livePools.contains(o.getUid())).ifPresent(o -> violation(
                     "member " + p.getMetadata().getName() + " of deleted pool " + o.getName() + " uid " + o.getUid()
                             + " remains"));
         }
@@ -179,7 +183,7 @@ final class PoolInvariants {
     private void converged(PoolKey key, ProxyPool pool) {
         String uid = pool.getMetadata().getUid();
         ProxyPoolSpec spec = pool.getSpec();
-        List<Proxy> members = api.members(key).stream().filter(p -> FakePoolApi.poolOwner(p).orElseThrow().getUid()
+        List<Proxy> members = api.members(key).stream().filter(p -> ProxyPool.owning(p).orElseThrow().getUid()
                 .equals(uid)).toList();
         if (members.size() != spec.replicas()) {
             violation("pool " + key + " has " + members.size() + " members, wants " + spec.replicas() + ": "

@@ -1,5 +1,7 @@
 package com.example.crawl.egress.pool;
 
+import static com.example.crawl.egress.fakeapi.FakeApi.POOL;
+import static com.example.crawl.egress.fakeapi.FakeApi.PROXY;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -13,12 +15,14 @@ import com.example.crawl.egress.api.ProxyPool;
 import com.example.crawl.egress.api.ProxyPoolSpec;
 import com.example.crawl.egress.api.ProxyPoolStatus;
 import com.example.crawl.egress.api.ProxySpec;
+import com.example.crawl.egress.api.ProxyStatus;
 import com.example.crawl.egress.api.ProxyTemplate;
 import com.example.crawl.egress.api.Reason;
 import com.example.crawl.egress.api.Rotation;
 import com.example.crawl.egress.cache.PoolKey;
 import com.example.crawl.egress.clock.FakeClock;
-import com.example.crawl.egress.pool.ApiPoolStore.CreateFault;
+import com.example.crawl.egress.fakeapi.FakeApi.CreateFault;
+import com.example.crawl.egress.fakeapi.FakeApi;
 import com.example.crawl.egress.runtime.EventReason;
 import com.example.crawl.egress.runtime.ObjectEvent;
 import com.example.crawl.egress.runtime.Outcome;
@@ -32,11 +36,12 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.function.UnaryOperator;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 
 /**
- * The pool controller end to end on an in-memory API server ({@link FakePoolApi}): passes of the
+ * The pool controller end to end on an in-memory API server ({@link FakeApi}): passes of the
  * real {@link PoolReconciler}, with the Proxy controller's part (finalizer, Ready, release on
  * delete) played by the test, and the state of the API checked after each.
  */
@@ -47,7 +52,7 @@ class PoolReconcilerTest {
     private static final String UID = "11111111-1111-1111-1111-111111111111";
 
     private final FakeClock clock = new FakeClock(Instant.parse("2026-12-01T12:00:00Z"));
-    private final FakePoolApi api = new FakePoolApi(clock);
+    private final FakeApi api = new FakeApi(clock);
     private final ApiPoolStore store = new ApiPoolStore(api);
     private final Map<String, Integer> bans = new HashMap<>();
     private final List<ObjectEvent> events = new ArrayList<>();
@@ -59,7 +64,7 @@ class PoolReconcilerTest {
 
     @Test
     void shouldScaleUpToReplicasAndReportReadyOnceTheMembersAre() {
-        api.createPool(NS, KEY.name(), spec(3), UID);
+        createPool(spec(3), UID);
 
         pass();
         assertEquals(3, live().size());
@@ -84,13 +89,13 @@ class PoolReconcilerTest {
 
     @Test
     void shouldMakeMembersThatCarryThePoolsLabelsOwnerAndSpec() {
-        api.createPool(NS, KEY.name(), spec(1), UID);
+        createPool(spec(1), UID);
 
         pass();
 
         Proxy m = live().getFirst();
         assertTrue(m.getMetadata().getName().startsWith("fleet-"), m.getMetadata().getName());
-        assertEquals(UID, FakePoolApi.poolOwner(m).orElseThrow().getUid());
+        assertEquals(UID, ProxyPool.owning(m).orElseThrow().getUid());
         assertEquals("fleet", m.getMetadata().getLabels().get(ProxyPool.POOL_LABEL));
         assertEquals("local", m.getMetadata().getLabels().get(ProxyPool.PLACEMENT_LABEL));
         assertEquals("eu", m.getSpec().attributes().get("region"));
@@ -99,7 +104,7 @@ class PoolReconcilerTest {
 
     @Test
     void shouldScaleUpAndDownThroughSeveralPassesKeepingTheSurvivors() {
-        api.createPool(NS, KEY.name(), spec(2), UID);
+        createPool(spec(2), UID);
         settle();
         Set<String> first = names(live());
 
@@ -127,7 +132,7 @@ class PoolReconcilerTest {
 
     @Test
     void shouldRemoveMembersThatAreNotReadyFirstWhenScalingDown() {
-        api.createPool(NS, KEY.name(), spec(3), UID);
+        createPool(spec(3), UID);
         settle();
         Set<String> ready = names(live());
         scale(5);
@@ -145,11 +150,11 @@ class PoolReconcilerTest {
     void shouldReportAnInvalidTemplateAndCreateNothing() {
         ProxySpec external = new ProxySpec(ProxySpec.Mode.External, null, null, null, null, null, null, null, null,
                 null, null);
-        api.createPool(NS, KEY.name(), new ProxyPoolSpec(3, new ProxyTemplate(null, external), null, null), UID);
+        createPool(new ProxyPoolSpec(3, new ProxyTemplate(null, external), null, null), UID);
 
         Outcome outcome = pass();
 
-        assertEquals(List.of(), api.proxies());
+        assertEquals(List.of(), api.list(PROXY));
         assertCondition(PoolStatusView.REPLICA_FAILURE, Condition.TRUE, "InvalidTemplate");
         assertTrue(message(PoolStatusView.REPLICA_FAILURE).contains("spec.template.spec.mode"),
                 message(PoolStatusView.REPLICA_FAILURE));
@@ -159,12 +164,12 @@ class PoolReconcilerTest {
     @Test
     void shouldReportAPlacementThatMakesAnInvalidMemberAndCreateNothing() {
         Placement bad = new Placement("bad", "local", 1, Map.of("k".repeat(70), "v"), null, null);
-        api.createPool(NS, KEY.name(), new ProxyPoolSpec(3, template(3128, Map.of()), List.of(
+        createPool(new ProxyPoolSpec(3, template(3128, Map.of()), List.of(
                 new Placement("good", "local", 1, null, null, null), bad), null), UID);
 
         pass();
 
-        assertEquals(List.of(), api.proxies());
+        assertEquals(List.of(), api.list(PROXY));
         assertCondition(PoolStatusView.REPLICA_FAILURE, Condition.TRUE, "InvalidTemplate");
         assertTrue(message(PoolStatusView.REPLICA_FAILURE).contains("placement bad: spec.template.spec.attributes"),
                 message(PoolStatusView.REPLICA_FAILURE));
@@ -172,11 +177,11 @@ class PoolReconcilerTest {
 
     @Test
     void shouldClearAnInvalidTemplateOnceTheTemplateIsFixed() {
-        api.createPool(NS, KEY.name(), port(spec(2), 0), UID);
+        createPool(port(spec(2), 0), UID);
         pass();
         assertCondition(PoolStatusView.REPLICA_FAILURE, Condition.TRUE, "InvalidTemplate");
 
-        api.editPool(KEY, s -> port(s, 3128));
+        editPool(s -> port(s, 3128));
         pass();
 
         assertEquals(2, live().size());
@@ -185,12 +190,12 @@ class PoolReconcilerTest {
 
     @Test
     void shouldReportAnUnreadableMaxSurgeAndCreateNothing() {
-        api.createPool(NS, KEY.name(), rotation(spec(2), new Rotation(null, null, null, new IntOrString("lots"),
+        createPool(rotation(spec(2), new Rotation(null, null, null, new IntOrString("lots"),
                 null)), UID);
 
         Outcome outcome = pass();
 
-        assertEquals(List.of(), api.proxies());
+        assertEquals(List.of(), api.list(PROXY));
         assertCondition(PoolStatusView.REPLICA_FAILURE, Condition.TRUE, "InvalidTemplate");
         assertTrue(message(PoolStatusView.REPLICA_FAILURE).contains("spec.rotation.maxSurge"),
                 message(PoolStatusView.REPLICA_FAILURE));
@@ -199,20 +204,20 @@ class PoolReconcilerTest {
 
     @Test
     void shouldStopTheBatchAtTheFirstFailedCreateAndReportIt() {
-        api.createPool(NS, KEY.name(), spec(10), UID);
-        store.failCreates(CreateFault.REFUSED);
+        createPool(spec(10), UID);
+        api.failCreates(PROXY, CreateFault.REFUSED);
 
         Outcome first = pass();
 
-        assertEquals(1, store.createRequests(), "a create that cannot be made costs one request a pass");
-        assertEquals(List.of(), api.proxies());
+        assertEquals(1, api.createRequests(PROXY), "a create that cannot be made costs one request a pass");
+        assertEquals(List.of(), api.list(PROXY));
         assertInstanceOf(Outcome.Failed.class, first);
         assertCondition(PoolStatusView.REPLICA_FAILURE, Condition.TRUE, "CreateFailed");
 
-        store.failCreates(CreateFault.NONE, CreateFault.NONE, CreateFault.NONE, CreateFault.REFUSED);
+        api.failCreates(PROXY, CreateFault.NONE, CreateFault.NONE, CreateFault.NONE, CreateFault.REFUSED);
         pass();
 
-        assertEquals(1 + 4, store.createRequests(), "batches of 1 and 2 went through, the batch of 4 stopped at its first");
+        assertEquals(1 + 4, api.createRequests(PROXY), "batches of 1 and 2 went through, the batch of 4 stopped at its first");
         assertEquals(3, live().size());
 
         pass();
@@ -222,36 +227,36 @@ class PoolReconcilerTest {
 
     @Test
     void shouldNotCreateTwiceWhenTheAnswerToACreateWasLost() {
-        api.createPool(NS, KEY.name(), spec(3), UID);
+        createPool(spec(3), UID);
         store.lagCache(true);
-        store.failCreates(CreateFault.NONE, CreateFault.LOST_ANSWER);
+        api.failCreates(PROXY, CreateFault.NONE, CreateFault.LOST_ANSWER);
 
         pass();
-        assertEquals(2, api.proxies().size(), "one made, one made with its answer lost; the batch stopped there");
+        assertEquals(2, api.list(PROXY).size(), "one made, one made with its answer lost; the batch stopped there");
 
         pass();
         pass();
-        assertEquals(3, api.proxies().size(), "the lost one is counted although the cache does not show it");
+        assertEquals(3, api.list(PROXY).size(), "the lost one is counted although the cache does not show it");
         store.lagCache(false);
         pass();
-        assertEquals(3, api.proxies().size());
+        assertEquals(3, api.list(PROXY).size());
     }
 
     @Test
     void shouldCreateAgainWhatARefusedCreateDidNotMake() {
-        api.createPool(NS, KEY.name(), spec(2), UID);
+        createPool(spec(2), UID);
         store.lagCache(true);
-        store.failCreates(CreateFault.REFUSED);
+        api.failCreates(PROXY, CreateFault.REFUSED);
 
         pass();
         pass();
 
-        assertEquals(2, api.proxies().size(), "the refused create left no member counted but not made");
+        assertEquals(2, api.list(PROXY).size(), "the refused create left no member counted but not made");
     }
 
     @Test
     void shouldNotCreateAgainWhatTheCacheDoesNotShowYet() {
-        api.createPool(NS, KEY.name(), spec(4), UID);
+        createPool(spec(4), UID);
         store.lagCache(true);
 
         for (int i = 0; i < 5; i++) {
@@ -259,14 +264,14 @@ class PoolReconcilerTest {
             clock.advance(Duration.ofSeconds(30));
         }
 
-        assertEquals(4, api.proxies().size());
+        assertEquals(4, api.list(PROXY).size());
     }
 
     @Test
     void shouldRetryWhenThePoolChangedAfterTheCacheSawIt() {
-        api.createPool(NS, KEY.name(), spec(1), UID);
+        createPool(spec(1), UID);
         store.freezePool(KEY, false);
-        api.editPool(KEY, s -> new ProxyPoolSpec(2, s.template(), s.placements(), s.rotation()));
+        editPool(s -> new ProxyPoolSpec(2, s.template(), s.placements(), s.rotation()));
 
         Outcome outcome = pass();
 
@@ -281,12 +286,12 @@ class PoolReconcilerTest {
 
     @Test
     void shouldUpdateAttributesMaxLeasesHealthCheckAndLabelsInPlace() {
-        api.createPool(NS, KEY.name(), spec(3), UID);
+        createPool(spec(3), UID);
         settle();
         Map<String, String> uids = uids(live());
         HealthCheck check = new HealthCheck("http://example.com/", null, 30, null, null, null, null);
 
-        api.editPool(KEY, s -> new ProxyPoolSpec(s.replicas(), new ProxyTemplate(new ProxyTemplate.Metadata(
+        editPool(s -> new ProxyPoolSpec(s.replicas(), new ProxyTemplate(new ProxyTemplate.Metadata(
                 Map.of("team", "crawl"), null), new ProxySpec(null, "local", 3128, Map.of("region", "us"), 5, null, null,
                         null, null, null, check)), s.placements(), s.rotation()));
         settle();
@@ -303,12 +308,12 @@ class PoolReconcilerTest {
 
     @Test
     void shouldRollMembersOnAPortChangeWithinTheSurge() {
-        api.createPool(NS, KEY.name(), rotation(spec(4), new Rotation(null, null, null, new IntOrString(1),
+        createPool(rotation(spec(4), new Rotation(null, null, null, new IntOrString(1),
                 new IntOrString(0))), UID);
         settle();
         Set<String> before = names(live());
 
-        api.editPool(KEY, s -> port(s, 8080));
+        editPool(s -> port(s, 8080));
         int most = 0;
         for (int i = 0; i < 40; i++) {
             pass();
@@ -333,7 +338,7 @@ class PoolReconcilerTest {
 
     @Test
     void shouldDeleteNoMemberWhileTheAPIStillHasAPoolTheCacheDoesNotShow() {
-        api.createPool(NS, KEY.name(), spec(2), UID);
+        createPool(spec(2), UID);
         settle();
         store.freezePool(KEY, true);
 
@@ -345,43 +350,43 @@ class PoolReconcilerTest {
 
     @Test
     void shouldDeleteTheMembersOfAPoolThatIsGone() {
-        api.createPool(NS, KEY.name(), spec(2), UID);
+        createPool(spec(2), UID);
         settle();
-        api.deletePool(KEY, List.of());
+        api.delete(POOL, NS, KEY.name(), List.of());
 
         pass();
 
         assertEquals(List.of(), live());
         finishDeletes();
-        assertEquals(List.of(), api.proxies());
+        assertEquals(List.of(), api.list(PROXY));
     }
 
     @Test
     void shouldDeleteTheMembersOfAnEarlierPoolOfTheSameName() {
-        api.createPool(NS, KEY.name(), spec(2), UID);
+        createPool(spec(2), UID);
         settle();
         Set<String> old = names(live());
-        api.deletePool(KEY, List.of());
-        api.createPool(NS, KEY.name(), spec(2), "22222222-2222-2222-2222-222222222222");
+        api.delete(POOL, NS, KEY.name(), List.of());
+        createPool(spec(2), "22222222-2222-2222-2222-222222222222");
 
         settle();
 
         assertEquals(2, live().size());
         assertTrue(live().stream().noneMatch(m -> old.contains(m.getMetadata().getName())));
-        assertTrue(live().stream().allMatch(m -> FakePoolApi.poolOwner(m).orElseThrow().getUid().startsWith("2222")));
+        assertTrue(live().stream().allMatch(m -> ProxyPool.owning(m).orElseThrow().getUid().startsWith("2222")));
     }
 
     @Test
     void shouldNotDeleteTheMembersOfANewerPoolTheCacheHasNotSeenYet() {
-        api.createPool(NS, KEY.name(), spec(2), UID);
+        createPool(spec(2), UID);
         settle();
         store.freezePool(KEY, false); // the cache keeps showing this pool
-        api.deletePool(KEY, List.of());
+        api.delete(POOL, NS, KEY.name(), List.of());
         String newer = "22222222-2222-2222-2222-222222222222";
-        api.createPool(NS, KEY.name(), spec(2), newer);
+        createPool(spec(2), newer);
         Set<String> members = names(live());
         for (String m : members) { // as if the newer pool's controller (a new leader) had made them
-            api.editProxyMetadata(NS, m, b -> b.editFirstOwnerReference().withUid(newer).endOwnerReference());
+            api.editMetadata(PROXY, NS, m, b -> b.editFirstOwnerReference().withUid(newer).endOwnerReference());
         }
 
         pass();
@@ -391,22 +396,22 @@ class PoolReconcilerTest {
 
     @Test
     void shouldNotCountWhatItCreatedForAnEarlierPoolOfTheSameNameAsMembersOfTheNewOne() {
-        api.createPool(NS, KEY.name(), spec(3), UID);
+        createPool(spec(3), UID);
         pass();
-        api.deletePool(KEY, List.of());
-        api.createPool(NS, KEY.name(), spec(3), "22222222-2222-2222-2222-222222222222");
+        api.delete(POOL, NS, KEY.name(), List.of());
+        createPool(spec(3), "22222222-2222-2222-2222-222222222222");
 
         pass();
 
-        assertEquals(3, live().stream().filter(m -> FakePoolApi.poolOwner(m).orElseThrow().getUid().startsWith("2222"))
+        assertEquals(3, live().stream().filter(m -> ProxyPool.owning(m).orElseThrow().getUid().startsWith("2222"))
                 .count(), "the earlier pool's creates are no members of the new one");
     }
 
     @Test
     void shouldDeleteTheMembersOfAPoolBeingDeleted() {
-        api.createPool(NS, KEY.name(), spec(3), UID);
+        createPool(spec(3), UID);
         settle();
-        api.deletePool(KEY, List.of("example.com/hold"));
+        api.delete(POOL, NS, KEY.name(), List.of("example.com/hold"));
 
         pass();
 
@@ -416,9 +421,9 @@ class PoolReconcilerTest {
 
     @Test
     void shouldLeaveTheMembersOfAPoolDeletedWithOrphanPropagation() {
-        api.createPool(NS, KEY.name(), spec(3), UID);
+        createPool(spec(3), UID);
         settle();
-        api.deletePool(KEY, List.of("orphan"));
+        api.delete(POOL, NS, KEY.name(), List.of("orphan"));
 
         pass();
 
@@ -429,7 +434,7 @@ class PoolReconcilerTest {
 
     @Test
     void shouldRetireABannedMemberAndReplaceIt() {
-        api.createPool(NS, KEY.name(), rotation(spec(2), new Rotation(null, null,
+        createPool(rotation(spec(2), new Rotation(null, null,
                 new Rotation.RecycleAfterBans(3, "1h"), new IntOrString(1), new IntOrString(0))), UID);
         settle();
         Proxy banned = live().getFirst();
@@ -437,7 +442,7 @@ class PoolReconcilerTest {
 
         pass();
 
-        Proxy marked = api.proxy(NS, banned.getMetadata().getName()).orElseThrow();
+        Proxy marked = api.get(PROXY, NS, banned.getMetadata().getName()).orElseThrow();
         assertEquals("Banned", marked.getMetadata().getAnnotations().get(ProxyPool.RETIRED_ANNOTATION));
         assertEquals(3, live().size(), "its replacement is made while it stays, Ready, until the new one is");
 
@@ -446,18 +451,18 @@ class PoolReconcilerTest {
         finishDeletes();
 
         assertEquals(2, live().size());
-        assertTrue(api.proxy(NS, banned.getMetadata().getName()).isEmpty());
+        assertTrue(api.get(PROXY, NS, banned.getMetadata().getName()).isEmpty());
         assertTrue(live().stream().allMatch(PoolReconcilerTest::ready));
     }
 
     @Test
     void shouldTellOfCreatedRetiredDeletedAndFailedMembersAsEventsOnThePool() {
-        api.createPool(NS, KEY.name(), rotation(spec(2), new Rotation(null, null,
+        createPool(rotation(spec(2), new Rotation(null, null,
                 new Rotation.RecycleAfterBans(3, "1h"), new IntOrString(1), new IntOrString(0))), UID);
         settle();
         Proxy banned = live().getFirst();
         bans.put(NS + "/" + banned.getMetadata().getName(), 3);
-        store.failCreates(CreateFault.REFUSED);
+        api.failCreates(PROXY, CreateFault.REFUSED);
         pass(); // retires, and its replacement's create is refused
         pass(); // makes the replacement
         markReady();
@@ -475,7 +480,7 @@ class PoolReconcilerTest {
 
     @Test
     void shouldReplaceAMemberUnhealthyForLongerThanTheLimit() {
-        api.createPool(NS, KEY.name(), rotation(spec(2), new Rotation(null, "5m", null, null, null)), UID);
+        createPool(rotation(spec(2), new Rotation(null, "5m", null, null, null)), UID);
         settle();
         Proxy sick = live().getFirst();
         unhealthy(sick);
@@ -486,7 +491,7 @@ class PoolReconcilerTest {
         clock.advance(Duration.ofMinutes(2));
         settle();
 
-        assertTrue(api.proxy(NS, sick.getMetadata().getName()).isEmpty());
+        assertTrue(api.get(PROXY, NS, sick.getMetadata().getName()).isEmpty());
         assertEquals(2, live().size());
     }
 
@@ -507,8 +512,23 @@ class PoolReconcilerTest {
         pass();
     }
 
+    private void createPool(ProxyPoolSpec spec, String uid) {
+        api.create(FakeApi.pool(NS, KEY.name(), spec), uid).orElseThrow();
+    }
+
+    /** A user edits the pool's spec (kubectl apply, kubectl scale). */
+    private void editPool(UnaryOperator<ProxyPoolSpec> change) {
+        api.edit(POOL, NS, KEY.name(), p -> p.setSpec(change.apply(p.getSpec())));
+    }
+
+    /** The Proxy controller, played here, edits a member's status without a resourceVersion. */
+    private void editStatus(String member, UnaryOperator<ProxyStatus> change) {
+        api.editStatus(PROXY, NS, member, p -> p.setStatus(change.apply(p.getStatus() == null ? ProxyStatus.EMPTY
+                : p.getStatus())));
+    }
+
     private void scale(int replicas) {
-        api.editPool(KEY, s -> new ProxyPoolSpec(replicas, s.template(), s.placements(), s.rotation()));
+        editPool(s -> new ProxyPoolSpec(replicas, s.template(), s.placements(), s.rotation()));
     }
 
     /** What the Proxy controller does for a new member: the finalizer, then Provisioned and Healthy, so phase Ready. */
@@ -517,8 +537,8 @@ class PoolReconcilerTest {
             if (ready(p)) {
                 continue;
             }
-            api.editProxyMetadata(NS, p.getMetadata().getName(), m -> m.withFinalizers(Proxy.FINALIZER));
-            api.editProxyStatus(NS, p.getMetadata().getName(), s -> s
+            api.editMetadata(PROXY, NS, p.getMetadata().getName(), m -> m.withFinalizers(Proxy.FINALIZER));
+            editStatus(p.getMetadata().getName(), s -> s
                     .withCondition(Condition.of(Condition.PROVISIONED, true, 1, Reason.Created, "up", clock.instant()))
                     .withCondition(Condition.of(Condition.HEALTHY, true, 1, Reason.ProbeSucceeded, "ok",
                             clock.instant())));
@@ -526,15 +546,15 @@ class PoolReconcilerTest {
     }
 
     private void unhealthy(Proxy p) {
-        api.editProxyStatus(NS, p.getMetadata().getName(), s -> s.withCondition(Condition.of(Condition.HEALTHY, false, 1,
+        editStatus(p.getMetadata().getName(), s -> s.withCondition(Condition.of(Condition.HEALTHY, false, 1,
                 Reason.ProbeFailed, "down", clock.instant())));
     }
 
     /** What the Proxy controller does for a member being deleted: its instance goes, then its finalizer. */
     private void finishDeletes() {
-        for (Proxy p : api.proxies()) {
+        for (Proxy p : api.list(PROXY)) {
             if (p.getMetadata().getDeletionTimestamp() != null) {
-                api.editProxyMetadata(NS, p.getMetadata().getName(), m -> m.withFinalizers(List.of()));
+                api.editMetadata(PROXY, NS, p.getMetadata().getName(), m -> m.withFinalizers(List.of()));
             }
         }
     }
@@ -556,7 +576,7 @@ class PoolReconcilerTest {
     }
 
     private ProxyPoolStatus status() {
-        return Objects.requireNonNull(api.pool(KEY).orElseThrow().getStatus(), "no status written");
+        return Objects.requireNonNull(api.get(POOL, KEY).orElseThrow().getStatus(), "no status written");
     }
 
     private void assertCondition(String type, String status, String reason) {

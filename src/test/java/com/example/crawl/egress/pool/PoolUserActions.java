@@ -1,5 +1,8 @@
 package com.example.crawl.egress.pool;
 
+import static com.example.crawl.egress.fakeapi.FakeApi.POOL;
+import static com.example.crawl.egress.fakeapi.FakeApi.PROXY;
+
 import com.example.crawl.egress.api.Placement;
 import com.example.crawl.egress.api.Proxy;
 import com.example.crawl.egress.api.ProxyPool;
@@ -8,6 +11,7 @@ import com.example.crawl.egress.api.ProxySpec;
 import com.example.crawl.egress.api.ProxyTemplate;
 import com.example.crawl.egress.api.Rotation;
 import com.example.crawl.egress.cache.PoolKey;
+import com.example.crawl.egress.fakeapi.FakeApi;
 import io.fabric8.kubernetes.api.model.IntOrString;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -36,12 +40,12 @@ final class PoolUserActions {
     private static final List<Integer> PORTS = List.of(3128, 3129, 8080);
     private static final List<String> PROVIDERS = List.of("local", "alpha", "beta");
 
-    private final FakePoolApi api;
+    private final FakeApi api;
     private final SplittableRandom random;
     private final MemberLifecycle lifecycle;
     private final Map<String, Integer> bans = new HashMap<>();
 
-    PoolUserActions(FakePoolApi api, SplittableRandom random, MemberLifecycle lifecycle) {
+    PoolUserActions(FakeApi api, SplittableRandom random, MemberLifecycle lifecycle) {
         this.api = api;
         this.random = random;
         this.lifecycle = lifecycle;
@@ -53,14 +57,15 @@ final class PoolUserActions {
     }
 
     String create() {
-        List<String> free = NAMES.stream().filter(n -> api.pool(new PoolKey(NAMESPACE, n)).isEmpty()).toList();
+        List<String> free = NAMES.stream().filter(n -> api.get(POOL, new PoolKey(NAMESPACE, n)).isEmpty()).toList();
         if (free.isEmpty()) {
             return null;
         }
         String name = free.get(random.nextInt(free.size()));
         ProxyPoolSpec spec = new ProxyPoolSpec(random.nextInt(7), template(pick(PORTS), "eu", 1), placements(),
                 rotation());
-        api.createPool(NAMESPACE, name, spec, new UUID(random.nextLong(), random.nextLong()).toString());
+        api.create(FakeApi.pool(NAMESPACE, name, spec), new UUID(random.nextLong(), random.nextLong()).toString())
+                .orElseThrow();
         return "create pool " + name + " " + describe(spec);
     }
 
@@ -105,7 +110,7 @@ final class PoolUserActions {
     String delete(PoolKey key) {
         int roll = random.nextInt(10);
         List<String> finalizers = roll < 6 ? List.of() : roll < 8 ? List.of("orphan") : List.of(MemberLifecycle.HOLD_FINALIZER);
-        api.deletePool(key, finalizers);
+        api.delete(POOL, key.namespace(), key.name(), finalizers);
         return "delete pool " + key + (finalizers.isEmpty() ? " in the background" : " with finalizer " + finalizers);
     }
 
@@ -144,24 +149,24 @@ final class PoolUserActions {
 
     /** A pool that exists and is not being deleted, if any. */
     Optional<PoolKey> anyPool() {
-        List<PoolKey> live = api.pools().stream().filter(p -> p.getMetadata().getDeletionTimestamp() == null)
+        List<PoolKey> live = api.list(POOL).stream().filter(p -> p.getMetadata().getDeletionTimestamp() == null)
                 .map(PoolKey::of).toList();
         return live.isEmpty() ? Optional.empty() : Optional.of(live.get(random.nextInt(live.size())));
     }
 
     /** A live member of a live pool, if any. */
     Optional<Proxy> anyMember() {
-        List<Proxy> members = api.proxies().stream().filter(p -> p.getMetadata().getDeletionTimestamp() == null
-                && FakePoolApi.poolOwner(p).isPresent()).toList();
+        List<Proxy> members = api.list(PROXY).stream().filter(p -> p.getMetadata().getDeletionTimestamp() == null
+                && ProxyPool.owning(p).isPresent()).toList();
         return members.isEmpty() ? Optional.empty() : Optional.of(members.get(random.nextInt(members.size())));
     }
 
     private void edit(PoolKey key, UnaryOperator<ProxyPoolSpec> change) {
-        api.editPool(key, change);
+        api.edit(POOL, key.namespace(), key.name(), p -> p.setSpec(change.apply(p.getSpec())));
     }
 
     private ProxyPool pool(PoolKey key) {
-        return api.pool(key).orElseThrow();
+        return api.get(POOL, key).orElseThrow();
     }
 
     private List<Placement> placements() {

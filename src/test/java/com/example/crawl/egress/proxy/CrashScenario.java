@@ -1,5 +1,8 @@
 package com.example.crawl.egress.proxy;
 
+import static com.example.crawl.egress.fakeapi.FakeApi.PROXY;
+import static com.example.crawl.egress.fakeapi.FakeApi.SECRET;
+
 import com.example.crawl.egress.api.Condition;
 import com.example.crawl.egress.api.Conditions;
 import com.example.crawl.egress.api.Proxy;
@@ -7,6 +10,7 @@ import com.example.crawl.egress.api.Reason;
 import com.example.crawl.egress.cache.ProxyKey;
 import com.example.crawl.egress.crash.CrashRun;
 import com.example.crawl.egress.crash.Scenario;
+import com.example.crawl.egress.fakeapi.FakeApi;
 import com.example.crawl.egress.gc.GcPass;
 import com.example.crawl.egress.runtime.EventSink;
 import com.example.crawl.egress.runtime.Outcome;
@@ -34,13 +38,14 @@ final class CrashScenario implements Scenario<ProxyKey, ProxyKey> {
     static final Duration CALM = Duration.ofMinutes(30);
 
     private final CrashRun<ProxyKey, ProxyKey> run;
-    private final FakeProxyStore api = new FakeProxyStore();
+    private final FakeApi api;
     private final Backend backend;
     private final UserActions users;
     private final Set<String> providers;
 
     CrashScenario(CrashRun<ProxyKey, ProxyKey> run) {
         this.run = run;
+        this.api = new FakeApi(run.clock());
         this.backend = new Backend(run.clock(), run.plan());
         this.users = new UserActions(api, run.random().split(), PROXIES);
         this.providers = Set.copyOf(backend.registry().names());
@@ -50,7 +55,8 @@ final class CrashScenario implements Scenario<ProxyKey, ProxyKey> {
     @Override
     public Life<ProxyKey, ProxyKey> start(Consumer<ProxyKey> enqueue) {
         InformerCache cache = new InformerCache(api, run.plan(), enqueue);
-        ProxyReconciler reconciler = new ProxyReconciler(new FaultyStore(api, cache, run.plan()), backend.registry(),
+        ProxyReconciler reconciler = new ProxyReconciler(new FaultyStore(new FakeProxyStore(api), cache, run.plan()),
+                backend.registry(),
                 HealthSource.NONE, EventSink.NONE, Rig.INTERVALS, run.clock(),
                 TracerProvider.noop().get("crash-suite"));
         return new Life<>(cache.watch(), reconciler, key -> ReconcilePath.of(cache.get(key), api, providers));
@@ -69,7 +75,7 @@ final class CrashScenario implements Scenario<ProxyKey, ProxyKey> {
         if (roll < 6 && any.isPresent()) {
             user(users.edit(any.get()), any.get());
         } else if (roll < 9 && any.isPresent()) {
-            api.delete(any.get());
+            api.delete(PROXY, any.get().namespace(), any.get().name());
             user("delete", any.get());
         } else if (roll < 12) {
             user("create", users.create());
@@ -121,49 +127,48 @@ final class CrashScenario implements Scenario<ProxyKey, ProxyKey> {
 
     /** Fixes, as a user would, every Proxy latched Failed by a permanent error or left unusable by an edit. */
     private void repairAll() {
-        for (ProxyKey key : api.keys()) {
-            Proxy proxy = api.stored(key).orElseThrow();
+        for (ProxyKey key : api.list(PROXY).stream().map(ProxyKey::of).toList()) {
+            Proxy proxy = api.get(PROXY, key).orElseThrow();
             boolean latched = Optional.ofNullable(proxy.getStatus()).flatMap(s -> Conditions.find(s.conditions(),
                     Condition.PROVISIONED)).filter(c -> c.hasReason(Reason.PermanentError)).isPresent();
             if (users.repair(key)) {
                 run.count("repairs", 1);
                 user("repair spec", key);
             } else if (latched) {
-                api.editSpec(key, proxy.getSpec());
+                users.touch(key);
                 run.count("repairs", 1);
                 user("touch spec after a permanent error", key);
             }
         }
     }
 
-    /** A user changed {@code key} in the API, which announces nothing itself: the process's watch is told. */
+    /** A user changed {@code key} in the API, whose watchers the process does not use: its watch is told. */
     private void user(String what, ProxyKey key) {
         if (what == null || key == null) {
             return;
         }
-        run.user(what + " " + key + api.stored(key).map(p -> " uid " + p.getMetadata().getUid()).orElse(""), key);
+        run.user(what + " " + key + api.get(PROXY, key).map(p -> " uid " + p.getMetadata().getUid()).orElse(""), key);
         run.changed(key);
     }
 
     /** The in-memory API as the GC sweep reads it. */
-    private record GcWorld(FakeProxyStore api) implements GcPass.World {
+    private record GcWorld(FakeApi api) implements GcPass.World {
         @Override
         public Set<String> liveProxyUids() {
-            return api.keys().stream().map(k -> api.stored(k).orElseThrow().getMetadata().getUid())
-                    .collect(Collectors.toSet());
+            return api.list(PROXY).stream().map(p -> p.getMetadata().getUid()).collect(Collectors.toSet());
         }
 
         @Override
         public List<GcPass.CredentialsRef> credentialsSecrets() {
-            return api.secrets().stream().filter(s -> Invariants.ownerUid(s) != null)
+            return api.list(SECRET).stream().filter(s -> Invariants.ownerUid(s) != null)
                     .map(s -> new GcPass.CredentialsRef(s.getMetadata().getNamespace(), s.getMetadata().getName(),
                             Invariants.ownerUid(s), Instant.EPOCH)).toList();
         }
 
         @Override
         public boolean deleteSecret(String namespace, String name) {
-            boolean existed = api.storedSecret(namespace, name).isPresent();
-            api.deleteSecretAsUser(namespace, name);
+            boolean existed = api.get(SECRET, namespace, name).isPresent();
+            api.delete(SECRET, namespace, name);
             return existed;
         }
     }

@@ -34,7 +34,7 @@ class CredentialsReconcileTest {
         rig.reconcile(key);
 
         Secret secret = secret(key);
-        Proxy proxy = rig.store.stored(key).orElseThrow();
+        Proxy proxy = rig.stored(key).orElseThrow();
         assertTrue(CredentialsSecret.ownedBy(secret, proxy.getMetadata().getUid()));
         assertEquals(CredentialsSecret.TYPE, secret.getType());
         ProxyCredentials generated = CredentialsSecret.read(secret);
@@ -63,7 +63,7 @@ class CredentialsReconcileTest {
         String id = rig.status(key).providerID();
         ProxyCredentials before = CredentialsSecret.read(secret(key));
 
-        rig.store.deleteSecretAsUser(Rig.NAMESPACE, "p1-proxy-auth");
+        rig.deleteSecretAsUser(Rig.NAMESPACE, "p1-proxy-auth");
         assertEquals(Outcome.after(INTERVALS.deletionPoll()), rig.reconcile(key));
         assertTrue(rig.condition(key, Condition.PROVISIONED).hasReason(Reason.Replacing));
         rig.reconcile(key);
@@ -79,7 +79,7 @@ class CredentialsReconcileTest {
     void shouldKeepTheInstanceWhenTheSecretsDataIsChangedInPlace() {
         ProxyKey key = running("p1");
 
-        rig.store.editSecretData(Rig.NAMESPACE, "p1-proxy-auth", Map.of("username", "someone", "password", "else"));
+        rig.editSecretData(Rig.NAMESPACE, "p1-proxy-auth", Map.of("username", "someone", "password", "else"));
 
         assertEquals(Outcome.after(INTERVALS.driftPoll()), rig.reconcile(key));
         assertEquals(1, rig.provider.calls(Op.CREATE), "rotation is deleting the Secret, not editing it");
@@ -90,7 +90,7 @@ class CredentialsReconcileTest {
         Secret foreign = new SecretBuilder().withNewMetadata().withNamespace(Rig.NAMESPACE).withName("p1-proxy-auth")
                 .addToLabels(Proxy.CREDENTIALS_SECRET_LABEL, "true").endMetadata()
                 .withData(Map.of("username", "dXNlcg==", "password", "cGFzcw==")).build();
-        rig.store.putForeignSecret(foreign);
+        rig.putForeignSecret(foreign);
         ProxyKey key = rig.create("p1", Rig.managed());
 
         Outcome.Failed failed = assertInstanceOf(Outcome.Failed.class, rig.reconcile(key));
@@ -105,7 +105,7 @@ class CredentialsReconcileTest {
     @Test
     void shouldAskForAnUnusableSecretToBeDeletedAndNeverShowItsContent() {
         ProxyKey key = running("p1");
-        rig.store.editSecretData(Rig.NAMESPACE, "p1-proxy-auth", Map.of("username", "only-a-user"));
+        rig.editSecretData(Rig.NAMESPACE, "p1-proxy-auth", Map.of("username", "only-a-user"));
 
         Outcome.Failed failed = assertInstanceOf(Outcome.Failed.class, rig.reconcile(key));
 
@@ -118,43 +118,43 @@ class CredentialsReconcileTest {
     @Test
     void shouldDeleteTheSecretWithTheProxy() {
         ProxyKey key = running("p1");
-        rig.store.delete(key);
+        rig.delete(key);
 
         rig.reconcile(key);
-        assertTrue(rig.store.storedSecret(Rig.NAMESPACE, "p1-proxy-auth").isPresent(), "kept while the instance exists");
+        assertTrue(rig.storedSecret(Rig.NAMESPACE, "p1-proxy-auth").isPresent(), "kept while the instance exists");
         assertEquals(Outcome.DONE, rig.reconcile(key));
 
-        assertTrue(rig.store.stored(key).isEmpty());
-        assertTrue(rig.store.storedSecret(Rig.NAMESPACE, "p1-proxy-auth").isEmpty());
+        assertTrue(rig.stored(key).isEmpty());
+        assertTrue(rig.storedSecret(Rig.NAMESPACE, "p1-proxy-auth").isEmpty());
     }
 
     @Test
     void shouldDeleteTheSecretAlsoWhenTheInstanceIsAbandoned() {
         ProxyKey key = running("p1");
-        rig.store.annotate(key, Proxy.SKIP_CLEANUP_ANNOTATION, "true");
-        rig.store.delete(key);
+        rig.annotate(key, Proxy.SKIP_CLEANUP_ANNOTATION, "true");
+        rig.delete(key);
 
         assertEquals(Outcome.DONE, rig.reconcile(key));
 
-        assertTrue(rig.store.storedSecret(Rig.NAMESPACE, "p1-proxy-auth").isEmpty());
+        assertTrue(rig.storedSecret(Rig.NAMESPACE, "p1-proxy-auth").isEmpty());
     }
 
     @Test
     void shouldLeaveASecretOfThatNameAloneOnDeletionWhenTheProxyDoesNotOwnIt() {
         ProxyKey key = running("p1");
-        rig.store.deleteSecretAsUser(Rig.NAMESPACE, "p1-proxy-auth");
-        rig.store.putForeignSecret(new SecretBuilder().withNewMetadata().withNamespace(Rig.NAMESPACE)
+        rig.deleteSecretAsUser(Rig.NAMESPACE, "p1-proxy-auth");
+        rig.putForeignSecret(new SecretBuilder().withNewMetadata().withNamespace(Rig.NAMESPACE)
                 .withName("p1-proxy-auth").endMetadata().build());
-        rig.store.annotate(key, Proxy.SKIP_CLEANUP_ANNOTATION, "true");
-        rig.store.delete(key);
+        rig.annotate(key, Proxy.SKIP_CLEANUP_ANNOTATION, "true");
+        rig.delete(key);
 
         assertEquals(Outcome.DONE, rig.reconcile(key));
 
-        assertTrue(rig.store.storedSecret(Rig.NAMESPACE, "p1-proxy-auth").isPresent());
+        assertTrue(rig.storedSecret(Rig.NAMESPACE, "p1-proxy-auth").isPresent());
     }
 
     private Secret secret(ProxyKey key) {
-        return rig.store.storedSecret(key.namespace(), CredentialsSecret.name(key.name())).orElseThrow();
+        return rig.storedSecret(key.namespace(), CredentialsSecret.name(key.name())).orElseThrow();
     }
 
     private ProxyKey running(String name) {

@@ -34,14 +34,14 @@ class DeleteUnrecordedTest {
         ProxyKey key = rig.create("p1", Rig.managed());
         assertInstanceOf(Outcome.Failed.class, reconciler.reconcile(key));
         assertNull(rig.status(key).providerID());
-        rig.store.delete(key);
+        rig.delete(key);
 
         assertEquals(Outcome.after(INTERVALS.deletionPoll()), reconciler.reconcile(key));
         assertTrue(rig.condition(key, Condition.PROVISIONED).hasReason(Reason.Deleting));
-        assertTrue(rig.store.stored(key).isPresent(), "kept while its instance goes");
+        assertTrue(rig.stored(key).isPresent(), "kept while its instance goes");
 
         assertEquals(Outcome.DONE, reconciler.reconcile(key));
-        assertTrue(rig.store.stored(key).isEmpty());
+        assertTrue(rig.stored(key).isEmpty());
         assertEquals(List.of(), rig.provider.instances());
     }
 }

@@ -24,15 +24,15 @@ class EarlierNamesakeSecretTest {
     @Test
     void shouldReplaceTheSecretOfAnEarlierProxyOfTheSameNameAndProvision() {
         ProxyKey first = rig.create("p1", Rig.managed());
-        Secret earlier = CredentialsSecret.build(rig.store.stored(first).orElseThrow(),
+        Secret earlier = CredentialsSecret.build(rig.stored(first).orElseThrow(),
                 ProxyCredentials.generate(new SecureRandom()));
         rig.store.createSecret(earlier);
-        rig.store.delete(first);
-        ProxyKey key = ProxyKey.of(rig.store.create(Rig.NAMESPACE, "p1", Rig.managed(), "uid-of-the-second"));
+        rig.delete(first);
+        ProxyKey key = rig.create("p1", Rig.managed(), "uid-of-the-second");
 
         assertEquals(Outcome.after(INTERVALS.provisioningPoll()), rig.reconcile(key));
 
-        Secret now = rig.store.storedSecret(Rig.NAMESPACE, "p1-proxy-auth").orElseThrow();
+        Secret now = rig.storedSecret(Rig.NAMESPACE, "p1-proxy-auth").orElseThrow();
         assertEquals(true, CredentialsSecret.ownedBy(now, "uid-of-the-second"));
         assertNotEquals(earlier.getMetadata().getUid(), now.getMetadata().getUid());
         assertEquals(1, rig.provider.instances().size());

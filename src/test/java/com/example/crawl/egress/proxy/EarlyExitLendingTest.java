@@ -1,5 +1,6 @@
 package com.example.crawl.egress.proxy;
 
+import static com.example.crawl.egress.fakeapi.FakeApi.PROXY;
 import static com.example.crawl.egress.proxy.Rig.INTERVALS;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
@@ -11,7 +12,6 @@ import com.example.crawl.egress.api.Conditions;
 import com.example.crawl.egress.api.CredentialsSecret;
 import com.example.crawl.egress.api.KubernetesSpec;
 import com.example.crawl.egress.api.Phase;
-import com.example.crawl.egress.api.Proxy;
 import com.example.crawl.egress.api.ProxySpec;
 import com.example.crawl.egress.api.ProxyStatus;
 import com.example.crawl.egress.api.Reason;
@@ -39,7 +39,7 @@ class EarlyExitLendingTest {
 
     private final Rig rig = new Rig();
     private final Lending discovery = Lending.over(
-            () -> rig.store.keys().stream().map(k -> rig.store.stored(k).orElseThrow()).toList(),
+            () -> rig.api.list(PROXY),
             p -> CredentialsSecret.find(p, rig.store::readSecret));
 
     @AfterEach
@@ -51,10 +51,9 @@ class EarlyExitLendingTest {
     void shouldNotLendALatchedProxyWhoseStatusStillSaysHealthy() throws Exception {
         ProxyKey key = ready("p1", Rig.managed());
         // As the release before this rule left a latched Proxy: Failed, with the last verdict still True.
-        Proxy stored = rig.store.stored(key).orElseThrow();
-        stored.setStatus(stored.getStatus().withPhase(Phase.Failed).withCondition(Condition.of(Condition.PROVISIONED,
-                false, 1, Reason.PermanentError, "permission denied", rig.clock.instant())));
-        rig.store.updateStatus(stored);
+        rig.api.editStatus(PROXY, key.namespace(), key.name(), p -> p.setStatus(p.getStatus().withPhase(Phase.Failed)
+                .withCondition(Condition.of(Condition.PROVISIONED, false, 1, Reason.PermanentError,
+                        "permission denied", rig.clock.instant()))));
         int gets = rig.provider.calls(Op.GET);
 
         assertEquals(Outcome.after(INTERVALS.driftPoll()), rig.reconcile(key));
@@ -79,7 +78,7 @@ class EarlyExitLendingTest {
     @Test
     void shouldNotLendAProxyWhoseSpecBreaksTheRules() {
         ProxyKey key = ready("p1", Rig.managed());
-        rig.store.editSpec(key, new ProxySpec(null, "fake", 70000, Map.of("region", "eu"), null, null, null, null,
+        rig.editSpec(key, new ProxySpec(null, "fake", 70000, Map.of("region", "eu"), null, null, null, null,
                 new KubernetesSpec("squid:1", null), null, null));
 
         assertEquals(Outcome.after(INTERVALS.driftPoll()), rig.reconcile(key));
@@ -90,11 +89,11 @@ class EarlyExitLendingTest {
 
     @Test
     void shouldNotLendARunningProxyWhoseCloudInitSecretIsGone() {
-        rig.store.putSecret(Rig.NAMESPACE, "init", Map.of("user-data", "#cloud-config\nv: 1"), true);
+        rig.putSecret(Rig.NAMESPACE, "init", Map.of("user-data", "#cloud-config\nv: 1"), true);
         ProxyKey key = ready("p1", new ProxySpec(null, "fake", null, Map.of("region", "eu"), null,
                 new CloudInit(null, new CloudInit.SecretKeyRef("init", "user-data")), null, null,
                 new KubernetesSpec("squid:1", null), null, null));
-        rig.store.deleteSecretAsUser(Rig.NAMESPACE, "init");
+        rig.deleteSecretAsUser(Rig.NAMESPACE, "init");
 
         assertInstanceOf(Outcome.Failed.class, rig.reconcile(key));
 
@@ -105,7 +104,7 @@ class EarlyExitLendingTest {
     @Test
     void shouldNotLendARunningProxyWhoseCredentialsSecretIsUnusable() {
         ProxyKey key = ready("p1", Rig.managed());
-        rig.store.editSecretData(Rig.NAMESPACE, CredentialsSecret.name("p1"), Map.of("username", "only-a-user"));
+        rig.editSecretData(Rig.NAMESPACE, CredentialsSecret.name("p1"), Map.of("username", "only-a-user"));
 
         assertInstanceOf(Outcome.Failed.class, rig.reconcile(key));
 
@@ -133,12 +132,12 @@ class EarlyExitLendingTest {
     @Test
     void shouldShowTheVerdictAgainOnceTheCauseIsFixedAndTellOfAnUnhealthyOne() {
         ProxyKey key = ready("p1", Rig.managed());
-        rig.store.editSecretData(Rig.NAMESPACE, CredentialsSecret.name("p1"), Map.of("username", "only-a-user"));
+        rig.editSecretData(Rig.NAMESPACE, CredentialsSecret.name("p1"), Map.of("username", "only-a-user"));
         rig.reconcile(key);
         assertNotLent(key, Phase.Pending);
         rig.events.clear();
 
-        rig.store.editSecretData(Rig.NAMESPACE, CredentialsSecret.name("p1"),
+        rig.editSecretData(Rig.NAMESPACE, CredentialsSecret.name("p1"),
                 Map.of("username", "only-a-user", "password", "a-password"));
         rig.verdicts.put(key, new HealthVerdict(IP, false, null, rig.clock.instant(), "ConnectRefused (3 in a row)"));
         rig.settle(key);

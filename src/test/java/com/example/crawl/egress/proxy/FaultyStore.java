@@ -9,7 +9,7 @@ import java.util.Optional;
 
 /**
  * One operator process's {@link ProxyStore}: Proxies read from its {@link InformerCache}, every
- * write made on the shared in-memory API ({@link FakeProxyStore}) with the {@link FaultPlan}'s
+ * write made on the shared in-memory API (a {@link FakeProxyStore} over it) with the {@link FaultPlan}'s
  * faults around it: a crash point before and after, a 409, a 5xx refused before the write, or a
  * timeout after the server applied it. A Proxy write, once applied, is announced to the cache's
  * watch, which may hold its event back.

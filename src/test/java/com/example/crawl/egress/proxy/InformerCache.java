@@ -1,9 +1,12 @@
 package com.example.crawl.egress.proxy;
 
+import static com.example.crawl.egress.fakeapi.FakeApi.PROXY;
+
 import com.example.crawl.egress.api.Proxy;
 import com.example.crawl.egress.cache.ProxyKey;
 import com.example.crawl.egress.crash.FaultPlan;
 import com.example.crawl.egress.crash.Watch;
+import com.example.crawl.egress.fakeapi.FakeApi;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
@@ -17,17 +20,17 @@ import java.util.function.Consumer;
  */
 final class InformerCache {
 
-    private final FakeProxyStore api;
+    private final FakeApi api;
     private final Consumer<ProxyKey> onChange;
     private final Map<ProxyKey, Proxy> cached = new HashMap<>();
     private final Watch<ProxyKey> watch;
 
     /** Lists every Proxy and enqueues each, as an informer's initial list does. */
-    InformerCache(FakeProxyStore api, FaultPlan plan, Consumer<ProxyKey> onChange) {
+    InformerCache(FakeApi api, FaultPlan plan, Consumer<ProxyKey> onChange) {
         this.api = api;
         this.onChange = onChange;
         this.watch = new Watch<>(plan, this::deliver);
-        for (ProxyKey key : api.keys()) {
+        for (ProxyKey key : api.list(PROXY).stream().map(ProxyKey::of).toList()) {
             deliver(key);
         }
     }
@@ -42,7 +45,7 @@ final class InformerCache {
     }
 
     private void deliver(ProxyKey key) {
-        Optional<Proxy> now = api.stored(key);
+        Optional<Proxy> now = api.get(PROXY, key);
         if (now.isPresent()) {
             cached.put(key, now.get());
         } else {

@@ -1,5 +1,8 @@
 package com.example.crawl.egress.proxy;
 
+import static com.example.crawl.egress.fakeapi.FakeApi.PROXY;
+import static com.example.crawl.egress.fakeapi.FakeApi.SECRET;
+
 import com.example.crawl.egress.api.Condition;
 import com.example.crawl.egress.api.Conditions;
 import com.example.crawl.egress.api.CredentialsSecret;
@@ -10,6 +13,7 @@ import com.example.crawl.egress.api.Reason;
 import com.example.crawl.egress.api.SpecHash;
 import com.example.crawl.egress.api.SpecRules;
 import com.example.crawl.egress.cache.ProxyKey;
+import com.example.crawl.egress.fakeapi.FakeApi;
 import com.example.crawl.egress.proxy.Backend.Placed;
 import com.example.crawl.egress.runtime.Outcome;
 import io.fabric8.kubernetes.api.model.OwnerReference;
@@ -29,30 +33,29 @@ import java.util.stream.Collectors;
  */
 final class Invariants {
 
-    private final FakeProxyStore api;
+    private final FakeApi api;
     private final Backend backend;
     private final List<Placed> instances;
     private final Map<ProxyKey, Outcome> lastOutcome;
     private final List<String> violations = new ArrayList<>();
 
-    private Invariants(FakeProxyStore api, Backend backend, Map<ProxyKey, Outcome> lastOutcome) {
+    private Invariants(FakeApi api, Backend backend, Map<ProxyKey, Outcome> lastOutcome) {
         this.api = api;
         this.backend = backend;
         this.instances = backend.all();
         this.lastOutcome = lastOutcome;
     }
 
-    static List<String> check(FakeProxyStore api, Backend backend, Map<ProxyKey, Outcome> lastOutcome) {
+    static List<String> check(FakeApi api, Backend backend, Map<ProxyKey, Outcome> lastOutcome) {
         Invariants run = new Invariants(api, backend, lastOutcome);
-        Set<String> live = api.keys().stream().map(k -> api.stored(k).orElseThrow().getMetadata().getUid())
-                .collect(Collectors.toSet());
-        api.keys().forEach(run::proxy);
+        Set<String> live = api.list(PROXY).stream().map(p -> p.getMetadata().getUid()).collect(Collectors.toSet());
+        api.list(PROXY).stream().map(ProxyKey::of).forEach(run::proxy);
         run.noOrphans(live);
         return List.copyOf(run.violations);
     }
 
     private void proxy(ProxyKey key) {
-        Proxy proxy = api.stored(key).orElseThrow();
+        Proxy proxy = api.get(PROXY, key).orElseThrow();
         String uid = proxy.getMetadata().getUid();
         List<Placed> own = instances.stream().filter(p -> uid.equals(p.instance().ownerUid())).toList();
         if (proxy.getMetadata().getDeletionTimestamp() != null) {
@@ -103,7 +106,7 @@ final class Invariants {
             violations.add(key + ": instance-provider annotation " + annotations.get(Proxy.INSTANCE_PROVIDER_ANNOTATION)
                     + " is not " + provider);
         }
-        Optional<Secret> credentials = api.storedSecret(key.namespace(), CredentialsSecret.name(key.name()))
+        Optional<Secret> credentials = api.get(SECRET, key.namespace(), CredentialsSecret.name(key.name()))
                 .filter(s -> CredentialsSecret.ownedBy(s, proxy.getMetadata().getUid()));
         if (credentials.isEmpty()) {
             violations.add(key + ": has no credentials Secret of its own");
@@ -117,7 +120,7 @@ final class Invariants {
         instances.stream().filter(p -> !live.contains(p.instance().ownerUid()))
                 .forEach(p -> violations.add("instance " + describe(List.of(p)) + " of gone Proxy "
                         + p.instance().ownerUid() + " survived the GC sweep"));
-        for (Secret secret : api.secrets()) {
+        for (Secret secret : api.list(SECRET)) {
             String owner = ownerUid(secret);
             if (owner != null && !live.contains(owner)) {
                 violations.add("Secret " + secret.getMetadata().getName() + " of gone Proxy " + owner

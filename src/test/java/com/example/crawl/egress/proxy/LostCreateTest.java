@@ -51,7 +51,7 @@ class LostCreateTest {
     @Test
     void shouldDeleteTheUnrecordedInstanceBeforeCreatingInTheNewProvider() {
         ProxyKey key = createdButNotRecorded();
-        rig.store.editSpec(key, spec("other", "squid:1"));
+        rig.editSpec(key, spec("other", "squid:1"));
 
         assertEquals(Outcome.after(INTERVALS.deletionPoll()), reconciler.reconcile(key));
         assertTrue(rig.condition(key, Condition.PROVISIONED).hasReason(Reason.Replacing));
@@ -65,7 +65,7 @@ class LostCreateTest {
     @Test
     void shouldNotAdoptTheUnrecordedInstanceUnderANewShape() {
         ProxyKey key = createdButNotRecorded();
-        rig.store.editSpec(key, spec("fake", "squid:2"));
+        rig.editSpec(key, spec("fake", "squid:2"));
 
         reconciler.reconcile(key);
         reconciler.reconcile(key);

@@ -48,10 +48,10 @@ class MakerRecordTest {
         reconciler.reconcile(key);
         rig.provider.instances().forEach(i -> rig.provider.markRunning(i.providerID(), "10.0.0.7"));
         reconciler.reconcile(key);
-        rig.store.editSpec(key, on("other"));
+        rig.editSpec(key, on("other"));
         assertEquals(Outcome.after(INTERVALS.deletionPoll()), reconciler.reconcile(key));
         // Someone writes the object while the successor is made: the pass's status write loses.
-        otherBackend.onCall(Op.CREATE, () -> rig.store.annotate(key, "example.com/touched", "yes"));
+        otherBackend.onCall(Op.CREATE, () -> rig.annotate(key, "example.com/touched", "yes"));
         reconciler.reconcile(key);
         otherBackend.onCall(Op.CREATE, null);
 

@@ -42,7 +42,7 @@ class ProviderChangeTest {
     }
 
     private String annotation(ProxyKey key, String name) {
-        return rig.store.stored(key).orElseThrow().getMetadata().getAnnotations().get(name);
+        return rig.stored(key).orElseThrow().getMetadata().getAnnotations().get(name);
     }
 
     @Test
@@ -50,7 +50,7 @@ class ProviderChangeTest {
         ProxyKey key = runningOnFake("p1");
         String old = rig.status(key).providerID();
         assertEquals("fake", annotation(key, Proxy.INSTANCE_PROVIDER_ANNOTATION));
-        rig.store.editSpec(key, on("other"));
+        rig.editSpec(key, on("other"));
 
         assertEquals(Outcome.after(INTERVALS.deletionPoll()), rig.reconcile(key));
         assertEquals(1, rig.provider.calls(Op.DELETE), "deleted where it runs");
@@ -69,13 +69,13 @@ class ProviderChangeTest {
     @Test
     void shouldDeleteTheInstanceWhereItIsWhenTheProxyGoesRightAfterAProviderEdit() {
         ProxyKey key = runningOnFake("p1");
-        rig.store.editSpec(key, on("other"));
-        rig.store.delete(key);
+        rig.editSpec(key, on("other"));
+        rig.delete(key);
 
         assertEquals(Outcome.after(INTERVALS.deletionPoll()), rig.reconcile(key));
         assertEquals(Outcome.DONE, rig.reconcile(key));
 
-        assertTrue(rig.store.stored(key).isEmpty(), "released once the instance was gone");
+        assertTrue(rig.stored(key).isEmpty(), "released once the instance was gone");
         assertEquals(List.of(), rig.provider.instances());
         assertEquals(0, other.calls(Op.GET) + other.calls(Op.DELETE));
     }
@@ -83,7 +83,7 @@ class ProviderChangeTest {
     @Test
     void shouldNameTheMissingProviderAndTouchNothingWhenTheMakerIsNoLongerConfigured() {
         ProxyKey key = runningOnFake("p1");
-        rig.store.annotate(key, Proxy.INSTANCE_PROVIDER_ANNOTATION, "gone");
+        rig.annotate(key, Proxy.INSTANCE_PROVIDER_ANNOTATION, "gone");
 
         assertEquals(Outcome.after(INTERVALS.driftPoll()), rig.reconcile(key), "looked at again at the resync");
 
@@ -97,8 +97,8 @@ class ProviderChangeTest {
     @Test
     void shouldReplaceThroughTheRecordedMakerAnInstanceWhoseHashWasRemovedByHand() {
         ProxyKey key = runningOnFake("p1");
-        rig.store.removeAnnotation(key, Proxy.SPEC_HASH_ANNOTATION);
-        rig.store.editSpec(key, on("other"));
+        rig.removeAnnotation(key, Proxy.SPEC_HASH_ANNOTATION);
+        rig.editSpec(key, on("other"));
 
         for (int i = 0; i < 3; i++) {
             rig.reconcile(key);

@@ -43,14 +43,14 @@ class ProxyEventsTest {
 
         ObjectEvent created = rig.events.all().getFirst();
         assertEquals(List.of(InstanceCreated), rig.events.reasons(key), "drift polls record nothing");
-        assertEquals(rig.store.stored(key).orElseThrow().getMetadata().getUid(), created.regarding().uid());
+        assertEquals(rig.stored(key).orElseThrow().getMetadata().getUid(), created.regarding().uid());
         assertTrue(created.note().contains(rig.status(key).providerID()), created.note());
     }
 
     @Test
     void shouldRecordTheStartAndTheEndOfAReplacement() {
         ProxyKey key = running("p1");
-        rig.store.editSpec(key, Rig.managed(new KubernetesSpec("squid:2", null)));
+        rig.editSpec(key, Rig.managed(new KubernetesSpec("squid:2", null)));
 
         rig.reconcile(key);
         rig.reconcile(key);
@@ -74,7 +74,7 @@ class ProxyEventsTest {
     @Test
     void shouldRecordTheDeletionOnlyOnceTheInstanceIsGone() {
         ProxyKey key = running("p1");
-        rig.store.delete(key);
+        rig.delete(key);
 
         rig.reconcile(key);
         assertEquals(List.of(), rig.events.reasons(key), "deleting, not yet deleted");
@@ -86,8 +86,8 @@ class ProxyEventsTest {
     @Test
     void shouldWarnWhenCleanupIsSkippedAndTheInstanceKeepsRunning() {
         ProxyKey key = running("p1");
-        rig.store.annotate(key, Proxy.SKIP_CLEANUP_ANNOTATION, "true");
-        rig.store.delete(key);
+        rig.annotate(key, Proxy.SKIP_CLEANUP_ANNOTATION, "true");
+        rig.delete(key);
 
         rig.reconcile(key);
 
@@ -151,7 +151,7 @@ class ProxyEventsTest {
         rig.provider.failNext(Op.CREATE, new ProviderException.Transient("connection reset"));
         rig.reconcile(key); // the finalizer is on, nothing created
         rig.store.freezeCache();
-        rig.store.annotate(key, "team", "crawl");
+        rig.annotate(key, "team", "crawl");
 
         assertInstanceOf(Outcome.Conflict.class, rig.reconcile(key), "created, then the annotation write lost");
         assertEquals(List.of(), rig.events.reasons(key));

@@ -44,7 +44,7 @@ class ProxyReconcilerTest {
         Outcome outcome = rig.reconcile(key);
 
         assertEquals(Outcome.after(INTERVALS.provisioningPoll()), outcome);
-        Proxy stored = rig.store.stored(key).orElseThrow();
+        Proxy stored = rig.stored(key).orElseThrow();
         String name = InstanceName.fromUid(stored.getMetadata().getUid());
         assertEquals(List.of(FakeProvider.providerID(name)), ids(rig.provider.instances()));
         assertTrue(stored.getMetadata().getFinalizers().contains(Proxy.FINALIZER));
@@ -92,7 +92,7 @@ class ProxyReconcilerTest {
     void shouldReplaceOnceUnderTheSameNameWhenAHashedFieldChanges() {
         ProxyKey key = running("p1");
         String oldID = rig.status(key).providerID();
-        rig.store.editSpec(key, Rig.managed(new KubernetesSpec("squid:2", null)));
+        rig.editSpec(key, Rig.managed(new KubernetesSpec("squid:2", null)));
 
         assertEquals(Outcome.after(INTERVALS.deletionPoll()), rig.reconcile(key));
         assertTrue(rig.condition(key, Condition.PROVISIONED).hasReason(Reason.Replacing));
@@ -106,7 +106,7 @@ class ProxyReconcilerTest {
         assertEquals(oldID, rig.status(key).providerID(), "the successor has the same name");
         assertEquals("squid:2", rig.provider.request(oldID).orElseThrow().kubernetes().image());
         assertEquals(SpecHash.of(Rig.managed(new KubernetesSpec("squid:2", null)), null, rig.credentialsVersion(key)),
-                rig.store.stored(key).orElseThrow().getMetadata().getAnnotations().get(Proxy.SPEC_HASH_ANNOTATION));
+                rig.stored(key).orElseThrow().getMetadata().getAnnotations().get(Proxy.SPEC_HASH_ANNOTATION));
         rig.provider.markRunning(oldID, "10.0.0.8");
         rig.reconcile(key);
         assertEquals(2, rig.provider.calls(Op.CREATE), "exactly one replacement");
@@ -119,7 +119,7 @@ class ProxyReconcilerTest {
         ProxySpec edited = new ProxySpec(null, "fake", null, Map.of("region", "us"), 5, null, null, null,
                 new KubernetesSpec("squid:1", null), null, new com.example.crawl.egress.api.HealthCheck(
                         "http://example.test/", null, 30, null, null, null, null));
-        rig.store.editSpec(key, edited);
+        rig.editSpec(key, edited);
         rig.store.clearWrites();
 
         assertEquals(Outcome.after(INTERVALS.driftPoll()), rig.reconcile(key));
@@ -134,14 +134,14 @@ class ProxyReconcilerTest {
     void shouldDeleteTheInstanceThenReleaseTheObject() {
         ProxyKey key = running("p1");
         String id = rig.status(key).providerID();
-        rig.store.delete(key);
+        rig.delete(key);
 
         assertEquals(Outcome.after(INTERVALS.deletionPoll()), rig.reconcile(key));
         assertEquals(Phase.Deleting, rig.status(key).phase());
         assertEquals(1, rig.provider.calls(Op.DELETE));
 
         assertEquals(Outcome.DONE, rig.reconcile(key));
-        assertTrue(rig.store.stored(key).isEmpty(), "finalizer released, object gone");
+        assertTrue(rig.stored(key).isEmpty(), "finalizer released, object gone");
         assertTrue(rig.provider.find(id).isEmpty());
         assertEquals(Outcome.DONE, rig.reconcile(key));
     }
@@ -150,12 +150,12 @@ class ProxyReconcilerTest {
     void shouldReleaseWithoutDeletingWhenCleanupIsSkipped() {
         ProxyKey key = running("p1");
         String id = rig.status(key).providerID();
-        rig.store.annotate(key, Proxy.SKIP_CLEANUP_ANNOTATION, "true");
-        rig.store.delete(key);
+        rig.annotate(key, Proxy.SKIP_CLEANUP_ANNOTATION, "true");
+        rig.delete(key);
 
         assertEquals(Outcome.DONE, rig.reconcile(key));
 
-        assertTrue(rig.store.stored(key).isEmpty());
+        assertTrue(rig.stored(key).isEmpty());
         assertEquals(0, rig.provider.calls(Op.DELETE));
         assertTrue(rig.provider.find(id).isPresent(), "the instance is abandoned, not deleted");
     }
@@ -164,20 +164,20 @@ class ProxyReconcilerTest {
     void shouldStillDeleteWhenGetFailsForGood() {
         ProxyKey key = running("p1");
         String id = rig.status(key).providerID();
-        rig.store.delete(key);
+        rig.delete(key);
         rig.provider.failNext(Op.GET, new ProviderException.Permanent("permission denied on get"));
 
         assertEquals(Outcome.DONE, rig.reconcile(key));
 
         assertEquals(1, rig.provider.calls(Op.DELETE));
         assertEquals(Optional.of(InstanceState.Terminated), rig.provider.find(id).map(Instance::state));
-        assertTrue(rig.store.stored(key).isEmpty());
+        assertTrue(rig.stored(key).isEmpty());
     }
 
     @Test
     void shouldKeepRetryingADeleteTheProviderRefuses() {
         ProxyKey key = running("p1");
-        rig.store.delete(key);
+        rig.delete(key);
         rig.provider.failAlways(Op.DELETE, new ProviderException.Permanent("permission denied on delete"));
 
         for (int i = 0; i < 3; i++) {
@@ -185,7 +185,7 @@ class ProxyReconcilerTest {
             assertInstanceOf(Outcome.Failed.class, outcome);
         }
 
-        assertTrue(rig.store.stored(key).orElseThrow().getMetadata().getFinalizers().contains(Proxy.FINALIZER));
+        assertTrue(rig.stored(key).orElseThrow().getMetadata().getFinalizers().contains(Proxy.FINALIZER));
         assertEquals(3, rig.provider.calls(Op.DELETE), "never latched during deletion");
         assertTrue(rig.condition(key, Condition.PROVISIONED).message().contains("permission denied on delete"));
         assertEquals(Phase.Deleting, rig.status(key).phase());
@@ -214,7 +214,7 @@ class ProxyReconcilerTest {
         assertEquals(1, rig.provider.calls(Op.CREATE), "latched: no second attempt at this generation");
 
         rig.provider.clearFaults();
-        rig.store.editSpec(key, Rig.managed(new KubernetesSpec("squid:2", null)));
+        rig.editSpec(key, Rig.managed(new KubernetesSpec("squid:2", null)));
         assertEquals(Outcome.after(INTERVALS.provisioningPoll()), rig.reconcile(key));
         assertEquals(Phase.Provisioning, rig.status(key).phase());
     }
@@ -246,26 +246,26 @@ class ProxyReconcilerTest {
     @Test
     void shouldAdoptTheRecordedInstanceAsItIsWhenItsHashWasRemovedByHand() {
         ProxyKey key = running("p1");
-        String hash = rig.store.stored(key).orElseThrow().getMetadata().getAnnotations().get(Proxy.SPEC_HASH_ANNOTATION);
-        rig.store.removeAnnotation(key, Proxy.SPEC_HASH_ANNOTATION);
+        String hash = rig.stored(key).orElseThrow().getMetadata().getAnnotations().get(Proxy.SPEC_HASH_ANNOTATION);
+        rig.removeAnnotation(key, Proxy.SPEC_HASH_ANNOTATION);
 
         assertEquals(Outcome.after(INTERVALS.driftPoll()), rig.reconcile(key));
 
         assertEquals(1, rig.provider.calls(Op.CREATE), "adopted, not replaced");
         assertEquals(0, rig.provider.calls(Op.DELETE));
-        assertEquals(hash, rig.store.stored(key).orElseThrow().getMetadata().getAnnotations()
+        assertEquals(hash, rig.stored(key).orElseThrow().getMetadata().getAnnotations()
                 .get(Proxy.SPEC_HASH_ANNOTATION), "recorded again once the instance was seen");
     }
 
     @Test
     void shouldReplaceTheInstanceWhenItsCloudInitSecretRotates() {
-        rig.store.putSecret(Rig.NAMESPACE, "init", Map.of("user-data", "#cloud-config\nv: 1"), true);
+        rig.putSecret(Rig.NAMESPACE, "init", Map.of("user-data", "#cloud-config\nv: 1"), true);
         ProxySpec spec = withCloudInit(new CloudInit(null, new CloudInit.SecretKeyRef("init", "user-data")));
         ProxyKey key = running("p1", spec);
         String id = rig.status(key).providerID();
         assertEquals("#cloud-config\nv: 1", rig.provider.request(id).orElseThrow().cloudInit());
 
-        rig.store.putSecret(Rig.NAMESPACE, "init", Map.of("user-data", "#cloud-config\nv: 2"), true);
+        rig.putSecret(Rig.NAMESPACE, "init", Map.of("user-data", "#cloud-config\nv: 2"), true);
         assertEquals(Outcome.after(INTERVALS.deletionPoll()), rig.reconcile(key));
         rig.reconcile(key);
         rig.reconcile(key);
@@ -283,12 +283,12 @@ class ProxyReconcilerTest {
         assertTrue(rig.condition(key, Condition.PROVISIONED).hasReason(Reason.CloudInitError));
         assertEquals(Phase.Pending, rig.status(key).phase());
 
-        rig.store.putSecret(Rig.NAMESPACE, "init", Map.of("user-data", "secret-content"), false);
+        rig.putSecret(Rig.NAMESPACE, "init", Map.of("user-data", "secret-content"), false);
         Outcome.Failed failed = assertInstanceOf(Outcome.Failed.class, rig.reconcile(key));
         assertTrue(failed.message().contains("not labelled"), failed.message());
         assertFalse(rig.condition(key, Condition.PROVISIONED).message().contains("secret-content"));
 
-        rig.store.putSecret(Rig.NAMESPACE, "init", Map.of("other", "x"), true);
+        rig.putSecret(Rig.NAMESPACE, "init", Map.of("other", "x"), true);
         assertTrue(assertInstanceOf(Outcome.Failed.class, rig.reconcile(key)).message().contains("no key \"user-data\""));
         assertEquals(0, rig.provider.calls(Op.CREATE));
     }
@@ -339,11 +339,11 @@ class ProxyReconcilerTest {
         assertTrue(rig.condition(key, Condition.PROVISIONED).hasReason(Reason.ExternalEndpoint));
         assertEquals(Phase.Ready, status.phase());
         assertEquals(42L, status.latencyMillis());
-        List<String> finalizers = rig.store.stored(key).orElseThrow().getMetadata().getFinalizers();
+        List<String> finalizers = rig.stored(key).orElseThrow().getMetadata().getFinalizers();
         assertTrue(finalizers == null || finalizers.isEmpty(), String.valueOf(finalizers));
         assertEquals(List.of("status"), rig.store.writes());
-        rig.store.delete(key);
-        assertTrue(rig.store.stored(key).isEmpty(), "nothing holds the object back");
+        rig.delete(key);
+        assertTrue(rig.stored(key).isEmpty(), "nothing holds the object back");
     }
 
     @Test
@@ -399,7 +399,7 @@ class ProxyReconcilerTest {
     void shouldReportAConflictWhenTheObjectChangedUnderneath() {
         ProxyKey key = rig.create("p1", Rig.managed());
         rig.store.freezeCache();
-        rig.store.annotate(key, "team", "crawl");
+        rig.annotate(key, "team", "crawl");
 
         assertInstanceOf(Outcome.Conflict.class, rig.reconcile(key));
         rig.store.thawCache();
@@ -409,7 +409,7 @@ class ProxyReconcilerTest {
     @Test
     void shouldPutBackAFinalizerTakenOffByHandWhileTheInstanceRuns() {
         ProxyKey key = running("p1");
-        rig.store.removeFinalizers(key);
+        rig.removeFinalizers(key);
         rig.store.clearWrites();
 
         assertEquals(Outcome.after(INTERVALS.driftPoll()), rig.reconcile(key));
@@ -420,7 +420,7 @@ class ProxyReconcilerTest {
     }
 
     private List<String> finalizers(ProxyKey key) {
-        List<String> finalizers = rig.store.stored(key).orElseThrow().getMetadata().getFinalizers();
+        List<String> finalizers = rig.stored(key).orElseThrow().getMetadata().getFinalizers();
         return finalizers == null ? List.of() : finalizers;
     }
 

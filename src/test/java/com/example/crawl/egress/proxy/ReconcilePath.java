@@ -1,11 +1,14 @@
 package com.example.crawl.egress.proxy;
 
+import static com.example.crawl.egress.fakeapi.FakeApi.SECRET;
+
 import com.example.crawl.egress.api.CredentialsSecret;
 import com.example.crawl.egress.api.Proxy;
 import com.example.crawl.egress.api.ProxySpec;
 import com.example.crawl.egress.api.ProxyStatus;
 import com.example.crawl.egress.api.SpecHash;
 import com.example.crawl.egress.api.SpecRules;
+import com.example.crawl.egress.fakeapi.FakeApi;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -23,7 +26,7 @@ final class ReconcilePath {
     private ReconcilePath() {
     }
 
-    static String of(Optional<Proxy> cached, FakeProxyStore api, Set<String> providers) {
+    static String of(Optional<Proxy> cached, FakeApi api, Set<String> providers) {
         if (cached.isEmpty()) {
             return "gone";
         }
@@ -45,7 +48,7 @@ final class ReconcilePath {
         if (hash == null) {
             return "adopt";
         }
-        String credentials = api.storedSecret(proxy.getMetadata().getNamespace(),
+        String credentials = api.get(SECRET, proxy.getMetadata().getNamespace(),
                 CredentialsSecret.name(proxy.getMetadata().getName())).map(s -> s.getMetadata().getUid()).orElse(null);
         boolean sameMaker = spec.provider().equals(annotations.getOrDefault(Proxy.INSTANCE_PROVIDER_ANNOTATION,
                 spec.provider()));

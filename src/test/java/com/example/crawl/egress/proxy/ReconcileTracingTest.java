@@ -117,9 +117,9 @@ class ReconcileTracingTest {
     void shouldNameTheReplaceAndDeleteStepsAndStartANewTraceEachTime() throws InterruptedException {
         ProxyKey key = rig.create("p1", Rig.managed());
         reconcile(key);
-        rig.store.editSpec(key, Rig.managed(new KubernetesSpec("squid:2", null)));
+        rig.editSpec(key, Rig.managed(new KubernetesSpec("squid:2", null)));
         reconcile(key);
-        rig.store.delete(key);
+        rig.delete(key);
         reconcile(key);
 
         List<SpanData> roots = spans.named("Reconcile Proxy");

@@ -25,9 +25,9 @@ class ReplacementRecordTest {
         rig.reconcile(key);
         rig.provider.markRunning(rig.status(key).providerID(), "10.0.0.7");
         rig.reconcile(key);
-        rig.store.editSpec(key, Rig.managed(new KubernetesSpec("squid:2", null)));
+        rig.editSpec(key, Rig.managed(new KubernetesSpec("squid:2", null)));
         assertEquals(Outcome.after(INTERVALS.deletionPoll()), rig.reconcile(key));
-        rig.provider.onCall(Op.CREATE, () -> rig.store.editSpec(key, Rig.managed(new KubernetesSpec("squid:1", null))));
+        rig.provider.onCall(Op.CREATE, () -> rig.editSpec(key, Rig.managed(new KubernetesSpec("squid:1", null))));
         rig.reconcile(key); // finds the old instance gone
         rig.reconcile(key); // creates the squid:2 successor while the user goes back to squid:1
         rig.provider.onCall(Op.CREATE, null);

@@ -1,13 +1,18 @@
 package com.example.crawl.egress.proxy;
 
+import static com.example.crawl.egress.fakeapi.FakeApi.PROXY;
+
 import com.example.crawl.egress.api.Endpoint;
 import com.example.crawl.egress.api.KubernetesSpec;
+import com.example.crawl.egress.api.Proxy;
 import com.example.crawl.egress.api.ProxySpec;
 import com.example.crawl.egress.cache.ProxyKey;
+import com.example.crawl.egress.fakeapi.FakeApi;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.SplittableRandom;
+import java.util.TreeMap;
 import java.util.UUID;
 import java.util.stream.IntStream;
 
@@ -25,11 +30,11 @@ final class UserActions {
     private static final List<String> IMAGES = List.of("squid:1", "squid:2", "squid:3");
     private static final List<String> REGIONS = List.of("eu", "us", "asia");
 
-    private final FakeProxyStore api;
+    private final FakeApi api;
     private final SplittableRandom random;
     private final int names;
 
-    UserActions(FakeProxyStore api, SplittableRandom random, int names) {
+    UserActions(FakeApi api, SplittableRandom random, int names) {
         this.api = api;
         this.random = random;
         this.names = names;
@@ -42,20 +47,22 @@ final class UserActions {
     /** Creates a Proxy under a free name with a new UID; null when every name is taken. */
     ProxyKey create() {
         List<String> free = IntStream.range(0, names).mapToObj(UserActions::name)
-                .filter(n -> api.stored(new ProxyKey(NAMESPACE, n)).isEmpty()).toList();
+                .filter(n -> api.get(PROXY, new ProxyKey(NAMESPACE, n)).isEmpty()).toList();
         if (free.isEmpty()) {
             return null;
         }
         String name = free.get(random.nextInt(free.size()));
         ProxySpec spec = random.nextInt(20) == 0 ? external(name) : managed(pick(Backend.NAMES), pick(IMAGES), pick(REGIONS));
-        return ProxyKey.of(api.create(NAMESPACE, name, spec, new UUID(random.nextLong(), random.nextLong()).toString()));
+        return ProxyKey.of(api.create(FakeApi.proxy(NAMESPACE, name, spec),
+                new UUID(random.nextLong(), random.nextLong()).toString()).orElseThrow());
     }
 
     /** Edits the spec of a random Proxy; returns a description, or null when there is none. */
     String edit(ProxyKey key) {
-        ProxySpec old = api.stored(key).orElseThrow().getSpec();
+        ProxySpec old = api.get(PROXY, key).orElseThrow().getSpec();
         if (old.mode() == ProxySpec.Mode.External) {
-            api.editSpec(key, external(key.name() + "-" + random.nextInt(3)));
+            ProxySpec next = external(key.name() + "-" + random.nextInt(3));
+            api.edit(PROXY, key.namespace(), key.name(), p -> p.setSpec(next));
             return "edit endpoint";
         }
         String image = old.kubernetes() == null ? "squid:1" : old.kubernetes().image();
@@ -80,24 +87,39 @@ final class UserActions {
                     new KubernetesSpec(image, null), null, null);
             what = "edit port to invalid 0";
         }
-        api.editSpec(key, next);
+        api.edit(PROXY, key.namespace(), key.name(), p -> p.setSpec(next));
         return what + " -> " + next.provider() + " " + image(next) + " " + next.attributes();
     }
 
     /** Sets a configured provider and a valid port again on a Proxy an edit left unusable; false when it needs none. */
     boolean repair(ProxyKey key) {
-        ProxySpec old = api.stored(key).orElseThrow().getSpec();
+        ProxySpec old = api.get(PROXY, key).orElseThrow().getSpec();
         if (old.mode() != ProxySpec.Mode.Managed || Backend.NAMES.contains(old.provider()) && old.port() != 0) {
             return false;
         }
         String provider = Backend.NAMES.contains(old.provider()) ? old.provider() : pick(Backend.NAMES);
-        api.editSpec(key, managed(provider, image(old), old.attributes().getOrDefault("region", "eu")));
+        ProxySpec next = managed(provider, image(old), old.attributes().getOrDefault("region", "eu"));
+        api.edit(PROXY, key.namespace(), key.name(), p -> p.setSpec(next));
         return true;
+    }
+
+    /**
+     * Changes the spec as little as a user can to lift a latched permanent error, which only a new
+     * generation does, and only a spec change makes one: an attribute, which replaces nothing.
+     */
+    void touch(ProxyKey key) {
+        Proxy proxy = api.get(PROXY, key).orElseThrow();
+        ProxySpec s = proxy.getSpec();
+        Map<String, String> attributes = new TreeMap<>(s.attributes());
+        attributes.put("touched", proxy.getMetadata().getGeneration().toString());
+        ProxySpec next = new ProxySpec(s.mode(), s.provider(), s.port(), attributes, s.maxLeases(), s.cloudInit(),
+                s.gcp(), s.kvm(), s.kubernetes(), s.endpoint(), s.healthCheck());
+        api.edit(PROXY, key.namespace(), key.name(), p -> p.setSpec(next));
     }
 
     /** A random stored Proxy, if any. */
     Optional<ProxyKey> anyProxy() {
-        List<ProxyKey> keys = api.keys();
+        List<ProxyKey> keys = api.list(PROXY).stream().map(ProxyKey::of).toList();
         return keys.isEmpty() ? Optional.empty() : Optional.of(keys.get(random.nextInt(keys.size())));
     }
 
