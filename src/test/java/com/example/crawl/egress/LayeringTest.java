@@ -8,7 +8,11 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -175,6 +179,63 @@ class LayeringTest {
                 "the rule is checked against the real prober");
         assertEquals(1, check(source(BASE + ".health", "class X { java.net.http.HttpClient c; }")).size());
         assertEquals(0, check(source(BASE + ".health", "import java.net.Socket; import javax.net.ssl.SSLSocket;")).size());
+    }
+
+    @Test
+    void shouldHaveNoCycleBetweenPackages() {
+        assertEquals(List.of(), cycle(sources()), "a package cycle, each importing the next");
+        assertEquals(List.of(BASE + ".a", BASE + ".b", BASE + ".a"), cycle(List.of(
+                new Source(BASE + ".a", "a/X.java", List.of(BASE + ".b.Y")),
+                new Source(BASE + ".b", "b/Y.java", List.of(BASE + ".a.X.Inner")))), "the check sees a cycle");
+    }
+
+    /** The first cycle in the package graph that the sources' dependencies on ours draw, or none. */
+    static List<String> cycle(List<Source> sources) {
+        Map<String, Set<String>> graph = new TreeMap<>();
+        for (Source s : sources) {
+            Set<String> deps = graph.computeIfAbsent(s.pkg(), k -> new TreeSet<>());
+            s.deps().stream().filter(d -> d.startsWith(BASE + ".")).map(LayeringTest::packageOf)
+                    .filter(p -> !p.equals(s.pkg())).forEach(deps::add);
+        }
+        Set<String> done = new HashSet<>();
+        for (String start : graph.keySet()) {
+            List<String> found = cycleFrom(start, graph, new ArrayList<>(), done);
+            if (!found.isEmpty()) {
+                return found;
+            }
+        }
+        return List.of();
+    }
+
+    private static List<String> cycleFrom(String pkg, Map<String, Set<String>> graph, List<String> path, Set<String> done) {
+        int at = path.indexOf(pkg);
+        if (at >= 0) {
+            List<String> cycle = new ArrayList<>(path.subList(at, path.size()));
+            cycle.add(pkg);
+            return cycle;
+        }
+        if (!done.add(pkg)) {
+            return List.of(); // explored: nothing it reaches closes a cycle, or it was found then
+        }
+        path.add(pkg);
+        for (String next : graph.getOrDefault(pkg, Set.of())) {
+            List<String> found = cycleFrom(next, graph, path, done);
+            if (!found.isEmpty()) {
+                return found;
+            }
+        }
+        path.removeLast();
+        return List.of();
+    }
+
+    /** {@code com.example.crawl.egress.cache.ProxyKey} and {@code ...provider.FakeProvider.Op}: up to the first class. */
+    private static String packageOf(String dep) {
+        String[] parts = dep.split("\\.");
+        StringBuilder pkg = new StringBuilder(parts[0]);
+        for (int i = 1; i < parts.length && !Character.isUpperCase(parts[i].charAt(0)); i++) {
+            pkg.append('.').append(parts[i]);
+        }
+        return pkg.toString();
     }
 
     @Test
