@@ -1,0 +1,176 @@
+package com.example.crawl.egress;
+
+import static com.example.crawl.egress.Shutdown.Stage.*;
+import com.example.crawl.egress.cache.PoolInformer;
+import com.example.crawl.egress.cache.PoolKey;
+import com.example.crawl.egress.cache.ProxyInformers;
+import com.example.crawl.egress.cache.ProxyKey;
+import com.example.crawl.egress.clock.NanoClock;
+import com.example.crawl.egress.config.ConfigException;
+import com.example.crawl.egress.config.OperatorConfig;
+import com.example.crawl.egress.discovery.DiscoveryServer;
+import com.example.crawl.egress.events.EventRecorder;
+import com.example.crawl.egress.gc.OrphanSweeper;
+import com.example.crawl.egress.health.ConnectProber;
+import com.example.crawl.egress.health.HealthEngine;
+import com.example.crawl.egress.lease.LeaseStore;
+import com.example.crawl.egress.local.LocalMode;
+import com.example.crawl.egress.metrics.Metrics;
+import com.example.crawl.egress.pool.BanLedger;
+import com.example.crawl.egress.pool.ClusterPoolStore;
+import com.example.crawl.egress.pool.PoolBans;
+import com.example.crawl.egress.pool.PoolReconciler;
+import com.example.crawl.egress.provider.ProviderDecorator;
+import com.example.crawl.egress.providerhealth.ProviderHealthMonitor;
+import com.example.crawl.egress.proxy.ClusterProxyStore;
+import com.example.crawl.egress.proxy.ProxyReconciler;
+import com.example.crawl.egress.queue.RateLimiter;
+import com.example.crawl.egress.queue.WorkQueue;
+import com.example.crawl.egress.runtime.LeaderElection;
+import com.example.crawl.egress.runtime.ReconcileRecorder;
+import com.example.crawl.egress.runtime.Workers;
+import com.example.crawl.egress.tracing.Telemetry;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.opentelemetry.api.trace.Tracer;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import java.io.PrintStream;
+import java.lang.management.ManagementFactory;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ThreadFactory;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The composition script, read top to bottom: tracing and metrics, the API client and the
+ * providers, then every component built with {@code new}, wired by constructor, registered under
+ * the {@link Shutdown.Stage} it stops in, and started in order. {@link Main} owns the process
+ * around it: flags, logging, exit codes.
+ */
+final class Operator {
+
+    private static final Duration DRAIN_TIMEOUT = Duration.ofSeconds(30);
+    private static final Duration SYNC_TIMEOUT = Duration.ofMinutes(2);
+    /** Pool reconciles are short (cache reads, a few writes); two workers keep one slow API call from stalling all pools. */
+    private static final int POOL_WORKERS = 2;
+
+    private Operator() {
+    }
+
+    static void start(OperatorConfig flags, PrintStream out, Shutdown shutdown)
+            throws ConfigException, StartException, ProxyInformers.NotSynced, InterruptedException {
+        Telemetry telemetry = shutdown.register(TELEMETRY, Telemetry.start(flags.tracing()));
+        Tracer tracer = telemetry.tracer();
+        Metrics metrics = new Metrics(new PrometheusRegistry());
+        Backend backend = Backend.open(flags, ProviderDecorator.metered(metrics.providerRequests(), NanoClock.system())
+                .andThen(ProviderDecorator.traced(tracer)), shutdown); // the span covers the metering
+        OperatorConfig config = backend.config();
+        KubernetesClient client = backend.client();
+        int proxyWorkerCount = config.reconcile().maxConcurrentReconciles();
+
+        ProxyInformers informers = shutdown.register(INFORMERS, new ProxyInformers(client, config.proxyNamespace()));
+        PoolInformer pools = shutdown.register(INFORMERS, new PoolInformer(client, config.proxyNamespace(), informers));
+        WorkQueue<ProxyKey> queue = new WorkQueue<>(limiter(), NanoClock.system(), metrics.queue());
+        WorkQueue<PoolKey> poolQueue = new WorkQueue<>(limiter(), NanoClock.system(), metrics.poolQueue());
+        ConnectProber prober = shutdown.register(CLIENTS, new ConnectProber());
+        HealthEngine engine = shutdown.register(PROBES, new HealthEngine(informers::proxies, informers::credentials,
+                prober, queue::add, config.probes(), metrics.probes(), tracer));
+        ProviderHealthMonitor providerHealth = shutdown.register(PROBES, ProviderHealthMonitor.create(client,
+                backend.providers(), config.providerChecks(), tracer));
+        EventRecorder events = shutdown.register(EVENTS, new EventRecorder(client, config.leaderElection().identity(),
+                EventRecorder.Windows.CLIENT_GO, Clock.systemUTC()));
+        BanLedger bans = PoolBans.ledger(informers, pools, poolQueue::add); // fed by the lease store below
+        ProxyReconciler proxyReconciler = new ProxyReconciler(new ClusterProxyStore(client, informers, tracer),
+                backend.providers(), engine, events, config.reconcile(), Clock.systemUTC(), tracer);
+        PoolReconciler poolReconciler = new PoolReconciler(new ClusterPoolStore(client, pools, informers),
+                PoolBans.counts(bans, NanoClock.system()), events, config.reconcile().driftPoll(),
+                config.reconcile().requeueNow(), Clock.systemUTC());
+        Workers<ProxyKey> proxyWorkers = shutdown.register(WORKERS, new Workers<>("Proxy", "proxy", proxyReconciler,
+                queue, proxyWorkerCount, threads("reconcile-"), DRAIN_TIMEOUT, instrumentation(metrics.reconciles(), tracer)));
+        Workers<PoolKey> poolWorkers = shutdown.register(WORKERS, new Workers<>("ProxyPool", "pool", poolReconciler,
+                poolQueue, POOL_WORKERS, threads("pool-"), DRAIN_TIMEOUT, instrumentation(metrics.poolReconciles(), tracer)));
+        OrphanSweeper gc = shutdown.register(WORKERS, new OrphanSweeper(client, backend.providers(), config.gc(),
+                config.proxyNamespace(), metrics.gc(), tracer)); // stops before the queue drains
+        // A thread per callback: a lost lease must be handled even while a start is still running.
+        ExecutorService leaderStart = shutdown.register(LEADERSHIP, Executors.newThreadPerTaskExecutor(threads("leader-")));
+        LeaderElection election = shutdown.register(LEADERSHIP, leaderElection(client, config, () -> {
+            proxyWorkers.start();
+            poolWorkers.start();
+            engine.start();
+            providerHealth.start();
+            gc.start();
+        }, shutdown, leaderStart));
+
+        // Every replica: readiness, discovery (bound now, so a taken port fails fast), leases, /metrics.
+        if (config.endpoints().health().isPresent()) {
+            shutdown.register(LISTENERS, StartException.listening("health-address", config.endpoints().health().get(),
+                    a -> new HealthEndpoints(a, () -> ready(informers, pools, election, proxyWorkers, poolWorkers)))).start();
+        }
+        LeaseStore leases = shutdown.register(LEASES, new LeaseStore(config.leases(), Clock.systemUTC(), NanoClock.system(),
+                bans));
+        DiscoveryServer discovery = shutdown.register(LISTENERS, StartException.listening("discovery-address",
+                config.endpoints().discovery(), a -> new DiscoveryServer(a, informers::proxies, informers::credentials,
+                        leases, Optional.of(config.discovery().token()).filter(t -> !t.isEmpty()),
+                        new DiscoveryServer.Instrumentation(metrics.leases(), metrics.discoveryRequests(),
+                                telemetry.openTelemetry()))));
+        metrics.readAtScrape(new Metrics.Sources(informers::proxies, leases::counts, election::isLeader,
+                config.leaderElection().id(), List.of(Metrics.Controller.proxies(queue::stats, proxyWorkerCount),
+                        Metrics.Controller.pools(poolQueue::stats, POOL_WORKERS))));
+        metrics.readProviderChecks(providerHealth::readings);
+        if (config.endpoints().metrics().isPresent()) {
+            shutdown.register(LISTENERS, StartException.listening("metrics-address", config.endpoints().metrics().get(),
+                    metrics::serve));
+        }
+
+        events.start();
+        informers.observe(engine::changed); // a new address is probed at once, not on the next tick
+        pools.start(poolWorkers::enqueue); // first: the members' first list enqueues their pools
+        informers.start(proxyWorkers::enqueue);
+        informers.awaitSynced(SYNC_TIMEOUT, client.getMasterUrl().toString());
+        pools.awaitSynced(SYNC_TIMEOUT, client.getMasterUrl().toString());
+        leases.start();
+        discovery.start();
+        election.start();
+        LoggerFactory.getLogger(Main.class).atInfo() // the JVM's uptime, so that a slow start shows in the log
+                .addKeyValue("startupMillis", ManagementFactory.getRuntimeMXBean().getUptime()).log("Operator started");
+        backend.local().ifPresent(LocalMode::createSamples);
+        backend.welcome(out);
+    }
+
+    /**
+     * Readiness: both caches have synced (so discovery answers from a full cache), and on the
+     * leader every reconcile worker of both controllers is still running.
+     */
+    static boolean ready(ProxyInformers informers, PoolInformer pools, LeaderElection election, Workers<?>... workers) {
+        return informers.hasSynced() && pools.hasSynced()
+                && (!election.isLeader() || Arrays.stream(workers).allMatch(Workers::workersAlive));
+    }
+
+    private static RateLimiter limiter() {
+        return RateLimiter.defaultControllerLimiter(NanoClock.system());
+    }
+
+    /** Worker threads are platform threads: providers may block in native code (libvirt). */
+    private static ThreadFactory threads(String prefix) {
+        return Thread.ofPlatform().name(prefix, 0).factory();
+    }
+
+    private static Workers.Instrumentation instrumentation(ReconcileRecorder recorder, Tracer tracer) {
+        return new Workers.Instrumentation(recorder, NanoClock.system(), tracer);
+    }
+
+    /** Leader-only components start when the lease is won; a lost lease ends the process. */
+    private static LeaderElection leaderElection(KubernetesClient client, OperatorConfig config, Runnable onStartLeading,
+            Shutdown shutdown, ExecutorService leaderStart) throws StartException {
+        try {
+            return new LeaderElection(client, config.leaderElection(), config.leaderElection().identity(),
+                    onStartLeading, () -> shutdown.fail(Main.EXIT_FAILED), leaderStart);
+        } catch (IllegalArgumentException e) {
+            throw new StartException(e.getMessage());
+        }
+    }
+}
