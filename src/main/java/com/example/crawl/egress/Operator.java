@@ -13,6 +13,7 @@ import com.example.crawl.egress.events.EventRecorder;
 import com.example.crawl.egress.gc.OrphanSweeper;
 import com.example.crawl.egress.health.ConnectProber;
 import com.example.crawl.egress.health.HealthEngine;
+import com.example.crawl.egress.lease.LeaseIds;
 import com.example.crawl.egress.lease.LeaseStore;
 import com.example.crawl.egress.local.LocalMode;
 import com.example.crawl.egress.metrics.Metrics;
@@ -26,6 +27,8 @@ import com.example.crawl.egress.proxy.ClusterProxyStore;
 import com.example.crawl.egress.proxy.ProxyReconciler;
 import com.example.crawl.egress.queue.RateLimiter;
 import com.example.crawl.egress.queue.WorkQueue;
+import com.example.crawl.egress.replication.ReplicatedLeases;
+import com.example.crawl.egress.replication.StateSecrets;
 import com.example.crawl.egress.runtime.LeaderElection;
 import com.example.crawl.egress.runtime.ReconcileRecorder;
 import com.example.crawl.egress.runtime.Workers;
@@ -35,6 +38,7 @@ import io.opentelemetry.api.trace.Tracer;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.io.PrintStream;
 import java.lang.management.ManagementFactory;
+import java.net.URI;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Arrays;
@@ -97,27 +101,34 @@ final class Operator {
                 config.proxyNamespace(), metrics.gc(), tracer)); // stops before the queue drains
         // A thread per callback: a lost lease must be handled even while a start is still running.
         ExecutorService leaderStart = shutdown.register(LEADERSHIP, Executors.newThreadPerTaskExecutor(threads("leader-")));
+        // Every replica mirrors the lease state; the leader serves leases from it, and writes it.
+        StateSecrets stateSecrets = new StateSecrets(client, electionNamespace(client, config), config.leaderElection().id());
+        byte[] leaseKey = stateSecrets.key(LeaseIds::newKey);
+        LeaseStore store = shutdown.register(LEASES, new LeaseStore(config.leases(), Clock.systemUTC(), NanoClock.system(),
+                bans, new LeaseIds(leaseKey)));
+        ReplicatedLeases leases = shutdown.register(LEASES, new ReplicatedLeases(store, stateSecrets, leaseKey,
+                self(config), timing(config.replication()), NanoClock.system(), events, () -> shutdown.fail(Main.EXIT_FAILED)));
         LeaderElection election = shutdown.register(LEADERSHIP, leaderElection(client, config, () -> {
             proxyWorkers.start();
             poolWorkers.start();
             engine.start();
             providerHealth.start();
             gc.start();
+            leases.lead(); // last: it waits until the lease state is taken over
         }, shutdown, leaderStart));
 
         // Every replica: readiness, discovery (bound now, so a taken port fails fast), leases, /metrics.
         if (config.endpoints().health().isPresent()) {
             shutdown.register(LISTENERS, StartException.listening("health-address", config.endpoints().health().get(),
-                    a -> new HealthEndpoints(a, () -> ready(informers, pools, election, proxyWorkers, poolWorkers)))).start();
+                    a -> new HealthEndpoints(a, () -> ready(informers, pools, leases, election, proxyWorkers,
+                            poolWorkers)))).start();
         }
-        LeaseStore leases = shutdown.register(LEASES, new LeaseStore(config.leases(), Clock.systemUTC(), NanoClock.system(),
-                bans));
         DiscoveryServer discovery = shutdown.register(LISTENERS, StartException.listening("discovery-address",
                 config.endpoints().discovery(), a -> new DiscoveryServer(a, informers::proxies, informers::credentials,
                         leases, Optional.of(config.discovery().token()).filter(t -> !t.isEmpty()),
                         new DiscoveryServer.Instrumentation(metrics.leases(), metrics.discoveryRequests(),
                                 telemetry.openTelemetry()))));
-        metrics.readAtScrape(new Metrics.Sources(informers::proxies, leases::counts, election::isLeader,
+        metrics.readAtScrape(new Metrics.Sources(informers::proxies, store::counts, election::isLeader,
                 config.leaderElection().id(), List.of(Metrics.Controller.proxies(queue::stats, proxyWorkerCount),
                         Metrics.Controller.pools(poolQueue::stats, POOL_WORKERS))));
         metrics.readProviderChecks(providerHealth::readings);
@@ -132,6 +143,7 @@ final class Operator {
         informers.start(proxyWorkers::enqueue);
         informers.awaitSynced(SYNC_TIMEOUT, client.getMasterUrl().toString());
         pools.awaitSynced(SYNC_TIMEOUT, client.getMasterUrl().toString());
+        store.start();
         leases.start();
         discovery.start();
         election.start();
@@ -142,12 +154,35 @@ final class Operator {
     }
 
     /**
-     * Readiness: both caches have synced (so discovery answers from a full cache), and on the
-     * leader every reconcile worker of both controllers is still running.
+     * Readiness: both caches have synced (so discovery answers from a full cache), the lease service
+     * is warm (a follower holds the mirrored state; the leader serves), and on the leader every
+     * reconcile worker of both controllers is still running.
      */
-    static boolean ready(ProxyInformers informers, PoolInformer pools, LeaderElection election, Workers<?>... workers) {
-        return informers.hasSynced() && pools.hasSynced()
+    static boolean ready(ProxyInformers informers, PoolInformer pools, ReplicatedLeases leases, LeaderElection election,
+            Workers<?>... workers) {
+        return informers.hasSynced() && pools.hasSynced() && leases.ready()
                 && (!election.isLeader() || Arrays.stream(workers).allMatch(Workers::workersAlive));
+    }
+
+    /** The leader-election namespace, where the lease state lives: the configured one, else the client's. */
+    private static String electionNamespace(KubernetesClient client, OperatorConfig config) throws StartException {
+        String namespace = config.leaderElection().namespace().isEmpty() ? client.getNamespace()
+                : config.leaderElection().namespace();
+        if (namespace == null || namespace.isEmpty()) {
+            throw new StartException("no namespace for the leader-election Lease and the lease state: set "
+                    + OperatorConfig.POD_NAMESPACE_ENV + " or --leader-election-namespace");
+        }
+        return namespace;
+    }
+
+    /** This replica as the lease state names its leader; without an advertised URL followers cannot forward to it. */
+    private static StateSecrets.Leader self(OperatorConfig config) {
+        return new StateSecrets.Leader(config.leaderElection().identity(),
+                config.replication().advertiseUrl().orElse(URI.create("http://unadvertised.invalid/")));
+    }
+
+    private static ReplicatedLeases.Timing timing(OperatorConfig.Replication r) {
+        return new ReplicatedLeases.Timing(r.commitInterval(), r.snapshotInterval(), r.reportDeadline());
     }
 
     private static RateLimiter limiter() {

@@ -44,6 +44,9 @@ class LayeringTest {
     private static final List<String> GC_ALLOWED = List.of(BASE + ".gc.", BASE + ".api.", BASE + ".config.",
             BASE + ".tracing.", BASE + ".provider.Instance", BASE + ".provider.Provider",
             BASE + ".provider.CollectsUnused");
+    /** What the replicated lease service may use of ours: the lease store, the Event seam, the clock. */
+    private static final List<String> REPLICATION_ALLOWED = List.of(BASE + ".replication.", BASE + ".lease.",
+            BASE + ".runtime.EventSink", BASE + ".runtime.ObjectEvent", BASE + ".runtime.EventReason", BASE + ".clock.");
     /** What pool may use of ours: the api, the lease store's ban seam, the controller runtime, the informer cache, the clock. */
     private static final List<String> POOL_ALLOWED = List.of(BASE + ".pool.", BASE + ".api.", BASE + ".lease.",
             BASE + ".runtime.", BASE + ".cache.", BASE + ".clock.");
@@ -92,6 +95,12 @@ class LayeringTest {
         assertEquals(0, check(source(BASE + ".health", "import " + BASE + ".proxy.HealthSource;")).size());
         assertEquals(1, check(source(BASE + ".discovery", "import " + BASE + ".cache.ProxyInformers;")).size());
         assertEquals(0, check(source(BASE + ".discovery", "import " + BASE + ".lease.LeaseStore;")).size());
+        assertEquals(1, check(source(BASE + ".discovery", "import " + BASE + ".replication.ReplicatedLeases;")).size());
+        assertEquals(0, check(source(BASE + ".replication", "import " + BASE + ".lease.LeaseStore;")).size());
+        assertEquals(0, check(source(BASE + ".replication", "import " + BASE + ".runtime.EventSink;")).size());
+        assertEquals(1, check(source(BASE + ".replication", "import " + BASE + ".runtime.Workers;")).size());
+        assertEquals(1, check(source(BASE + ".replication", "import " + BASE + ".discovery.DiscoveryServer;")).size());
+        assertEquals(1, check(source(BASE + ".replication", "import " + BASE + ".cache.ProxyInformers;")).size());
         assertEquals(1, check(source(BASE + ".proxy", "import " + BASE + ".events.EventRecorder;")).size());
         assertEquals(0, check(source(BASE, "import " + BASE + ".events.EventRecorder;")).size());
         assertEquals(0, check(source(BASE + ".events", "import " + BASE + ".runtime.EventSink;")).size());
@@ -331,6 +340,14 @@ class LayeringTest {
                 || dep.startsWith(BASE + ".health.") || dep.startsWith(BASE + ".provider")
                 || dep.startsWith(BASE + ".pool."))) {
             return "discovery reads Proxies through a Supplier and leases through lease, nothing else";
+        }
+        if (pkg.equals(BASE + ".replication") && dep.startsWith(BASE + ".")
+                && REPLICATION_ALLOWED.stream().noneMatch(dep::startsWith)) {
+            return "the replicated lease service keeps the lease store in Secrets and records Events through the "
+                    + "runtime's seam: no discovery, controller, cache, provider or probe";
+        }
+        if (!pkg.equals(BASE) && !pkg.equals(BASE + ".replication") && dep.startsWith(BASE + ".replication.")) {
+            return "only Main wires the replicated lease service; discovery calls it through lease's LeaseService";
         }
         if (pkg.equals(BASE + ".events") && dep.startsWith(BASE + ".") && !dep.startsWith(BASE + ".events.")
                 && !dep.startsWith(BASE + ".api.") && !dep.startsWith(BASE + ".runtime.")) {

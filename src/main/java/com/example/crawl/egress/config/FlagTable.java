@@ -70,6 +70,12 @@ final class FlagTable {
                 .define("cooldown-window", "10m",
                         "how long a proxy is kept from a target after a rate_limited or banned report")
                 .define("lease-sweep-interval", "30s", "interval between sweeps of expired leases and cooldowns")
+                .define("lease-commit-interval", "200ms", "shortest time between two writes of the lease state while a "
+                        + "report waits for one: reports arriving meanwhile share a write")
+                .define("lease-snapshot-interval", "1s", "shortest time between two writes of the lease state for "
+                        + "grants and releases alone")
+                .define("advertise-url", "", "URL other replicas send lease calls to while this one leads (default: "
+                        + "http://$POD_IP:<discovery port>)")
                 .defineBool("discovery-allow-unauthenticated",
                         "serve the discovery API without a token when DISCOVERY_TOKEN is unset (logs a warning)")
                 .define("egress-deny-cidrs", "", "IP ranges no proxy may forward to, on top of the built-in loopback, "

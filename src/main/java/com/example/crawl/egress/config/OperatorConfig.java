@@ -46,6 +46,7 @@ public record OperatorConfig(
         Gc gc,
         ProviderChecks providerChecks,
         Leases leases,
+        Replication replication,
         Discovery discovery,
         Egress egress,
         Probes probes,
@@ -105,6 +106,25 @@ public record OperatorConfig(
 
     /** Lease store limits. */
     public record Leases(Duration defaultTtl, Duration maxTtl, Duration cooldownWindow, Duration sweepInterval) { }
+
+    /**
+     * How the leader keeps the lease state in the cluster and how other replicas reach it.
+     *
+     * @param advertiseUrl     where other replicas send the lease calls they pass on while this one
+     *                         leads: {@code --advertise-url}, else {@code http://$POD_IP:<discovery
+     *                         port>}, else (local mode, or a discovery address with a host)
+     *                         {@code http://<host>:<port>}; empty when none can be told
+     * @param commitInterval   shortest time between two state writes while a report waits for one
+     * @param snapshotInterval shortest time between two state writes for grants and releases alone
+     * @param reportDeadline   longest a report waits for its write before it is answered 503
+     */
+    public record Replication(Optional<URI> advertiseUrl, Duration commitInterval, Duration snapshotInterval,
+            Duration reportDeadline) { }
+
+    /** The environment variable (set by the downward API) with the pod's IP address. */
+    public static final String POD_IP_ENV = "POD_IP";
+    /** How long a report waits for the state write that makes it durable. */
+    static final Duration REPORT_DEADLINE = Duration.ofSeconds(5);
 
     /**
      * Discovery API authentication and connection limits. {@code token} is empty when none is
@@ -200,6 +220,7 @@ public record OperatorConfig(
                 gc(f),
                 providerChecks(f),
                 leases(f),
+                replication(f, env, local),
                 discovery(f, env, local),
                 new Egress(f.cidrs("egress-deny-cidrs"), f.ports("egress-connect-ports")),
                 new Probes(local && !f.isSet("default-probe-url") ? LOCAL_PROBE_URL : f.httpUrl("default-probe-url"),
@@ -212,7 +233,7 @@ public record OperatorConfig(
     /** This config with another discovery token (local mode generates one when none is set). */
     public OperatorConfig withDiscoveryToken(String token) {
         return new OperatorConfig(local, localStateDir, localSquid, proxyNamespace, providersConfig, clusterName,
-                leaderElection, endpoints, reconcile, gc, providerChecks, leases, discovery.withToken(token), egress,
+                leaderElection, endpoints, reconcile, gc, providerChecks, leases, replication, discovery.withToken(token), egress,
                 probes, logging, tracing);
     }
 
@@ -225,6 +246,7 @@ public record OperatorConfig(
                 + "  " + DISCOVERY_TOKEN_ENV + "  bearer token discovery clients must send (required unless\n"
                 + "        --discovery-allow-unauthenticated or --local)\n"
                 + "  " + POD_NAMESPACE_ENV + "  the operator's namespace, for the leader-election Lease\n"
+                + "  " + POD_IP_ENV + "  the pod's address: other replicas reach the leader's discovery API there\n"
                 + "  " + HOSTNAME_ENV + "  the pod's name, which (made unique) names this process in the Lease and Events\n"
                 + "  OTEL_EXPORTER_OTLP_ENDPOINT  OTLP/HTTP collector to send trace spans to (e.g. http://collector:4318);\n"
                 + "        tracing is off without it (or OTEL_TRACES_EXPORTER=otlp), and OTEL_SDK_DISABLED=true or\n"
@@ -318,6 +340,30 @@ public record OperatorConfig(
                     "must not exceed --max-lease-ttl (" + f.string("max-lease-ttl") + ")");
         }
         return l;
+    }
+
+    private static Replication replication(Flags f, Map<String, String> env, boolean local) throws ConfigException {
+        Duration commit = positive(f, "lease-commit-interval");
+        Duration snapshot = positive(f, "lease-snapshot-interval");
+        if (snapshot.compareTo(commit) < 0) {
+            throw Flags.invalid("lease-snapshot-interval", f.string("lease-snapshot-interval"),
+                    "must not be shorter than --lease-commit-interval (" + f.string("lease-commit-interval") + ")");
+        }
+        return new Replication(advertiseUrl(f, env, local), commit, snapshot, REPORT_DEADLINE);
+    }
+
+    private static Optional<URI> advertiseUrl(Flags f, Map<String, String> env, boolean local) throws ConfigException {
+        if (!f.string("advertise-url").isEmpty()) {
+            return Optional.of(f.httpUrl("advertise-url"));
+        }
+        InetSocketAddress discovery = address(f, "discovery-address", local);
+        String podIp = env.getOrDefault(POD_IP_ENV, "");
+        String host = !podIp.isEmpty() ? podIp : discovery.getHostString();
+        if (host.isEmpty() || host.equals("0.0.0.0") || host.equals("::") || host.equals("[::]")) {
+            return Optional.empty();
+        }
+        String literal = host.contains(":") && !host.startsWith("[") ? "[" + host + "]" : host;
+        return Optional.of(URI.create("http://" + literal + ":" + discovery.getPort()));
     }
 
     private static Discovery discovery(Flags f, Map<String, String> env, boolean local) throws ConfigException {

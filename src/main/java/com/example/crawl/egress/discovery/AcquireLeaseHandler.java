@@ -6,6 +6,8 @@ import com.example.crawl.egress.api.ProxyCredentials;
 import com.example.crawl.egress.lease.Acquisition;
 import com.example.crawl.egress.lease.Candidate;
 import com.example.crawl.egress.lease.Lease;
+import com.example.crawl.egress.lease.LeaseIds;
+import com.example.crawl.egress.lease.LeaseService;
 import com.example.crawl.egress.lease.LeaseStore;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpHandler;
@@ -32,11 +34,11 @@ import tools.jackson.databind.node.ObjectNode;
 final class AcquireLeaseHandler implements HttpHandler {
 
     private final ProxyCatalog catalog;
-    private final LeaseStore leases;
+    private final LeaseService leases;
     private final Function<Proxy, Optional<ProxyCredentials>> credentials;
     private final LeaseRecorder recorder;
 
-    AcquireLeaseHandler(ProxyCatalog catalog, LeaseStore leases,
+    AcquireLeaseHandler(ProxyCatalog catalog, LeaseService leases,
             Function<Proxy, Optional<ProxyCredentials>> credentials, LeaseRecorder recorder) {
         this.catalog = catalog;
         this.leases = leases;

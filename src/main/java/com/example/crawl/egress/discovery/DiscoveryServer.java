@@ -3,12 +3,14 @@ package com.example.crawl.egress.discovery;
 import com.example.crawl.egress.api.Proxy;
 import com.example.crawl.egress.api.ProxyCredentials;
 import com.example.crawl.egress.clock.NanoClock;
-import com.example.crawl.egress.lease.LeaseStore;
+import com.example.crawl.egress.lease.LeaseService;
 import com.sun.net.httpserver.HttpContext;
 import com.sun.net.httpserver.HttpHandler;
 import com.sun.net.httpserver.HttpServer;
 import io.opentelemetry.api.OpenTelemetry;
 import java.io.IOException;
+import java.net.http.HttpClient;
+import java.time.Duration;
 import java.net.InetSocketAddress;
 import java.util.Collection;
 import java.util.Map;
@@ -24,9 +26,11 @@ import org.slf4j.LoggerFactory;
 /**
  * The discovery and lease API on the JDK {@link HttpServer}: one context at {@code /} whose
  * filters run outermost first ({@link RequestTracing}, {@link Recover}, {@link RequestLog},
- * {@link RequestLimits}, {@link BearerAuth}) in front of the {@link Router} and one handler per
- * route. Each request runs on its own virtual thread. Runs on every replica; reads Proxies only through the supplier and
- * leases only through the store, and writes nothing to the API server.
+ * {@link RequestLimits}, {@link BearerAuth}, {@link LeaderForwarding}) in front of the
+ * {@link Router} and one handler per route. Each request runs on its own virtual thread. Runs on
+ * every replica; reads Proxies only through the supplier and leases only through the lease
+ * service (passing lease calls on to the leader when it serves them elsewhere), and writes nothing
+ * to the API server.
  *
  * <p>Lifecycle: the constructor binds (so a taken port fails there), {@link #start} serves,
  * {@link #close} stops accepting, gives requests in flight up to a second, and is idempotent.
@@ -42,7 +46,11 @@ public final class DiscoveryServer implements AutoCloseable {
     private static final int BACKLOG = 1024;
     private static final int STOP_GRACE_SECONDS = 1;
 
+    /** How long a follower waits to connect to the leader before it answers 503. */
+    private static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(2);
+
     private final HttpServer server;
+    private final HttpClient forwarder;
     private final ExecutorService executor = Executors.newVirtualThreadPerTaskExecutor();
     private final AtomicBoolean closed = new AtomicBoolean();
 
@@ -51,14 +59,14 @@ public final class DiscoveryServer implements AutoCloseable {
      * @param proxies  the Proxies to serve, read on every request (the informer cache)
      * @param credentials what each proxy demands, looked up for a lease answer (the informer cache);
      *                 must not block
-     * @param leases   the lease store, which this server does not start or close
+     * @param leases   the lease service, which this server does not start or close
      * @param token    the bearer token clients must send; empty serves without authentication, and
      *                 says so in one WARN line
      * @param instrumentation where lease outcomes and served requests go, and what traces requests
      * @throws IOException when the address cannot be resolved or bound
      */
     public DiscoveryServer(InetSocketAddress address, Supplier<? extends Collection<Proxy>> proxies,
-            Function<Proxy, Optional<ProxyCredentials>> credentials, LeaseStore leases, Optional<String> token,
+            Function<Proxy, Optional<ProxyCredentials>> credentials, LeaseService leases, Optional<String> token,
             Instrumentation instrumentation) throws IOException {
         InetSocketAddress bind = address.isUnresolved()
                 ? new InetSocketAddress(address.getHostString(), address.getPort())
@@ -77,6 +85,8 @@ public final class DiscoveryServer implements AutoCloseable {
                 Route.ACQUIRE_LEASE, new AcquireLeaseHandler(catalog, leases, credentials, instrumentation.leases()),
                 Route.RELEASE_LEASE, new ReleaseLeaseHandler(leases, instrumentation.leases()),
                 Route.REPORT_LEASE, new ReportLeaseHandler(leases, instrumentation.leases()));
+        forwarder = HttpClient.newBuilder().executor(executor).connectTimeout(CONNECT_TIMEOUT)
+                .version(HttpClient.Version.HTTP_1_1).build();
         server = HttpServer.create(bind, BACKLOG);
         server.setExecutor(executor);
         HttpContext context = server.createContext("/", new Router(handlers));
@@ -85,6 +95,7 @@ public final class DiscoveryServer implements AutoCloseable {
         context.getFilters().add(new RequestLog(NanoClock.system(), instrumentation.requests()));
         context.getFilters().add(new RequestLimits());
         context.getFilters().add(new BearerAuth(token));
+        context.getFilters().add(new LeaderForwarding(leases, forwarder));
     }
 
     /**
@@ -110,6 +121,7 @@ public final class DiscoveryServer implements AutoCloseable {
     public void close() {
         if (closed.compareAndSet(false, true)) {
             server.stop(STOP_GRACE_SECONDS);
+            forwarder.close();
             executor.close();
         }
     }

@@ -23,7 +23,8 @@ enum ErrorCode {
     URI_TOO_LONG(414),
     HEADERS_TOO_LARGE(431),
     INTERNAL(500),
-    CREDENTIALS_UNAVAILABLE(503);
+    CREDENTIALS_UNAVAILABLE(503),
+    LEADER_UNAVAILABLE(503);
 
     private final int status;
     private final String wireName;

@@ -1,5 +1,7 @@
 package com.example.crawl.egress.discovery;
 
+import com.example.crawl.egress.lease.LeaseIds;
+import com.example.crawl.egress.lease.LeaseService;
 import com.example.crawl.egress.lease.LeaseStore;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpHandler;
@@ -16,9 +18,9 @@ import tools.jackson.databind.node.ObjectNode;
 final class ListProxiesHandler implements HttpHandler {
 
     private final ProxyCatalog catalog;
-    private final LeaseStore leases;
+    private final LeaseService leases;
 
-    ListProxiesHandler(ProxyCatalog catalog, LeaseStore leases) {
+    ListProxiesHandler(ProxyCatalog catalog, LeaseService leases) {
         this.catalog = catalog;
         this.leases = leases;
     }

@@ -1,5 +1,7 @@
 package com.example.crawl.egress.discovery;
 
+import com.example.crawl.egress.lease.LeaseIds;
+import com.example.crawl.egress.lease.LeaseService;
 import com.example.crawl.egress.lease.LeaseStore;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpHandler;
@@ -11,10 +13,10 @@ import java.io.IOException;
  */
 final class ReleaseLeaseHandler implements HttpHandler {
 
-    private final LeaseStore leases;
+    private final LeaseService leases;
     private final LeaseRecorder recorder;
 
-    ReleaseLeaseHandler(LeaseStore leases, LeaseRecorder recorder) {
+    ReleaseLeaseHandler(LeaseService leases, LeaseRecorder recorder) {
         this.leases = leases;
         this.recorder = recorder;
     }

@@ -3,6 +3,7 @@ package com.example.crawl.egress.discovery;
 import com.sun.net.httpserver.HttpExchange;
 import java.io.IOException;
 import java.io.OutputStream;
+import java.time.Duration;
 
 /**
  * Writing answers. Every JSON answer carries {@code Cache-Control: no-store}: lease ids in
@@ -33,6 +34,13 @@ final class Responses {
     /** Sends the error body {@code {"error": code, "message": message}} with the code's status. */
     static void error(HttpExchange exchange, ErrorCode code, String message) throws IOException {
         json(exchange, code.status(), JsonBodies.error(code, message));
+    }
+
+    /** Sends 503 {@code leader_unavailable} with {@code Retry-After} in whole seconds, at least one. */
+    static void unavailable(HttpExchange exchange, String message, Duration retryAfter) throws IOException {
+        long seconds = Math.max(1, (retryAfter.toMillis() + 999) / 1000);
+        exchange.getResponseHeaders().set("Retry-After", Long.toString(seconds));
+        error(exchange, ErrorCode.LEADER_UNAVAILABLE, message);
     }
 
     /** Sends 204 No Content. */

@@ -1,5 +1,6 @@
 package com.example.crawl.egress.discovery;
 
+import com.example.crawl.egress.lease.LeaseService;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpHandler;
 import java.io.IOException;
@@ -9,7 +10,8 @@ import java.util.Map;
 /**
  * The innermost handler: sends each request to its route's handler, answers 405 (with
  * {@code Allow}) for a known path with another method and 404 for any other path, and turns an
- * {@link ApiException} from a handler into its error body.
+ * {@link ApiException} from a handler into its error body, and a lease service that cannot serve
+ * now into 503 {@code leader_unavailable} with {@code Retry-After}.
  */
 final class Router implements HttpHandler {
 
@@ -45,6 +47,8 @@ final class Router implements HttpHandler {
             handler.handle(exchange);
         } catch (ApiException e) {
             Responses.error(exchange, e.code(), e.getMessage());
+        } catch (LeaseService.Unavailable e) {
+            Responses.unavailable(exchange, e.getMessage(), e.retryAfter());
         }
     }
 }

@@ -1,5 +1,7 @@
 package com.example.crawl.egress.lease;
 
+import java.time.Duration;
+
 /**
  * Told of every accepted {@code banned} report: the seam through which the pool controller (on
  * the leader) learns which member a site has blocked. {@code rate_limited} and {@code ok} reports
@@ -12,15 +14,22 @@ package com.example.crawl.egress.lease;
 @FunctionalInterface
 public interface BanListener {
 
-    /** Hears nothing. */
-    BanListener NONE = (proxyKey, target, nanoTime) -> { };
+    /** Hears nothing, keeps nothing. */
+    BanListener NONE = (proxyKey, target, nanoTime) -> false;
 
     /**
      * @param proxyKey {@code namespace/name} of the proxy the lease was on, as the store keys it
      * @param target   the report's target, else the lease's, else {@code ""}: no target named
      * @param nanoTime when the store took the report, on its monotonic clock
+     * @return whether the listener keeps this ban: the store then keeps it too, for {@link #memory},
+     *     so that it outlives the process in the store's state
      */
-    void banned(String proxyKey, String target, long nanoTime);
+    boolean banned(String proxyKey, String target, long nanoTime);
+
+    /** How long the listener keeps a ban; the store keeps the bans it keeps as long. None unless overridden. */
+    default Duration memory() {
+        return Duration.ZERO;
+    }
 
     /**
      * Frees what the listener holds beyond its use; called by the store's sweep, outside the

@@ -42,6 +42,21 @@ final class Cooldowns {
         return ends.size();
     }
 
+    /** Every cooldown, oldest first. */
+    void forEach(TargetTimes.Visitor visitor) {
+        ends.forEach(visitor);
+    }
+
+    /** Drops the oldest cooldown, counted as dropped; false when there is none. */
+    boolean dropOldest() {
+        return ends.dropOldest();
+    }
+
+    /** Forgets every cooldown, not counted as dropped. */
+    void clear() {
+        ends.clear();
+    }
+
     /** Cooldowns dropped before their end because a bound was reached. */
     long dropped() {
         return ends.dropped();

@@ -1,25 +1,31 @@
 package com.example.crawl.egress.lease;
 
+import java.time.Instant;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.Iterator;
 import java.util.LinkedHashSet;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 
 /**
- * The leases {@link LeaseStore} holds, by id and per proxy ({@code namespace/name}): the active
- * ones, and the expired ones that still take reports. Times are on the store's monotonic clock.
+ * The leases {@link LeaseStore} holds, by the digest of their id and per proxy
+ * ({@code namespace/name}): the active ones, and the expired ones that still take reports. Times
+ * are on the store's monotonic clock.
  *
  * <p>Not thread-safe: the store calls it under its lock.
  */
 final class HeldLeases {
 
-    /** A lease as held: what the client got, and its end on the monotonic clock. */
-    record Held(Lease lease, long endsAt) {
-        String proxyKey() {
-            return lease.proxyKey();
-        }
-
+    /**
+     * A lease as held.
+     *
+     * @param digest    {@link LeaseIds#digest} of its id: the id itself is not kept
+     * @param expiresAt its end on the wall clock, as the client was told
+     * @param endsAt    its end on the monotonic clock, which every answer is judged by
+     */
+    record Held(String digest, String proxyKey, Optional<String> target, Instant expiresAt, long endsAt) {
         boolean running(long now) {
             return now - endsAt < 0;
         }
@@ -30,22 +36,25 @@ final class HeldLeases {
         }
     }
 
-    private final Map<String, Held> byId = new HashMap<>();
+    private final Map<String, Held> byDigest = new HashMap<>();
     private final Map<String, Set<Held>> byProxy = new HashMap<>();
 
     void add(Held held) {
-        byId.put(held.lease().id(), held);
+        Held previous = byDigest.put(held.digest(), held);
+        if (previous != null) {
+            forgetFromProxy(previous);
+        }
         byProxy.computeIfAbsent(held.proxyKey(), k -> new LinkedHashSet<>()).add(held);
     }
 
-    /** The lease of this id, whether or not it still runs; null when not held. */
-    Held get(String id) {
-        return byId.get(id);
+    /** The lease of this digest, whether or not it still runs; null when not held. */
+    Held get(String digest) {
+        return byDigest.get(digest);
     }
 
-    /** Forgets the lease of this id, if held. */
-    void remove(String id) {
-        Held held = byId.remove(id);
+    /** Forgets the lease of this digest, if held. */
+    void remove(String digest) {
+        Held held = byDigest.remove(digest);
         if (held != null) {
             forgetFromProxy(held);
         }
@@ -67,7 +76,7 @@ final class HeldLeases {
     /** Leases running at {@code now}, all proxies together: one pass, no allocation. */
     int active(long now) {
         int n = 0;
-        for (Held held : byId.values()) {
+        for (Held held : byDigest.values()) {
             n += held.running(now) ? 1 : 0;
         }
         return n;
@@ -87,7 +96,7 @@ final class HeldLeases {
 
     /** Forgets the leases that no longer take reports at {@code now}. */
     void sweep(long now, long reportWindow) {
-        for (Iterator<Held> it = byId.values().iterator(); it.hasNext();) {
+        for (Iterator<Held> it = byDigest.values().iterator(); it.hasNext();) {
             Held held = it.next();
             if (!held.reportable(now, reportWindow)) {
                 it.remove();
@@ -96,8 +105,18 @@ final class HeldLeases {
         }
     }
 
+    /** Every lease held. */
+    Collection<Held> all() {
+        return byDigest.values();
+    }
+
+    void clear() {
+        byDigest.clear();
+        byProxy.clear();
+    }
+
     int size() {
-        return byId.size();
+        return byDigest.size();
     }
 
     private void forgetFromProxy(Held held) {

@@ -3,13 +3,17 @@ package com.example.crawl.egress.lease;
 import com.example.crawl.egress.clock.NanoClock;
 import com.example.crawl.egress.config.OperatorConfig;
 import com.example.crawl.egress.lease.HeldLeases.Held;
-import java.security.SecureRandom;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
 import java.util.Collection;
-import java.util.HexFormat;
+import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.function.Consumer;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -36,10 +40,20 @@ import org.slf4j.LoggerFactory;
  * Every accepted {@code banned} report is passed on to the {@link BanListener}, after the store's
  * lock is let go.
  *
+ * <p>Lease ids verify themselves ({@link LeaseIds}); the store keeps only their digests. A lease
+ * this store does not hold but that an earlier leadership term granted and that was not in the
+ * state taken over (granted in its predecessor's last moments) still takes a report within its
+ * window, and is held from then on.
+ *
+ * <p>What it holds can leave the process: {@link #snapshot} gives it with wall-clock times and a
+ * {@link #version} that moves with every change, and {@link #takeOver} or {@link #mirror} load one.
+ * The bans the {@link BanListener} keeps are held too, for as long as it says, so that a new leader
+ * can tell them to its own listener.
+ *
  * <p>Thread-safe; every method is short and never blocks on I/O. {@link #start} schedules the
- * sweep; {@link #close} stops it and is idempotent. State is per process: a restart forgets it.
+ * sweep; {@link #close} stops it and is idempotent.
  */
-public final class LeaseStore implements AutoCloseable {
+public final class LeaseStore implements LeaseService, AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(LeaseStore.class);
 
@@ -52,11 +66,16 @@ public final class LeaseStore implements AutoCloseable {
     private final Clock clock;
     private final NanoClock nanoTime;
     private final BanListener bans;
-    private final SecureRandom random = new SecureRandom();
-    private final HexFormat hex = HexFormat.of();
+    private final LeaseIds ids;
     private final ReentrantLock lock = new ReentrantLock();
     private final HeldLeases held = new HeldLeases(); // guarded by lock
     private final Cooldowns cooldowns = new Cooldowns(); // guarded by lock
+    /** The bans the listener keeps, by proxy and target: when each was last reported. */
+    private final TargetTimes keptBans = new TargetTimes(Cooldowns.PER_PROXY, Cooldowns.TOTAL); // guarded by lock
+    /** Digests of leases of earlier terms that were taken over: one of those not held was released. */
+    private final Set<String> takenOver = new HashSet<>(); // guarded by lock
+    private long term; // guarded by lock
+    private long version; // guarded by lock
     private ScheduledExecutorService sweeper; // guarded by lock
 
     /**
@@ -68,25 +87,33 @@ public final class LeaseStore implements AutoCloseable {
         this(limits, clock, nanoTime, BanListener.NONE);
     }
 
+    /** A store whose ids are signed with a key of its own, which no other process can verify. */
+    public LeaseStore(OperatorConfig.Leases limits, Clock clock, NanoClock nanoTime, BanListener bans) {
+        this(limits, clock, nanoTime, bans, new LeaseIds(LeaseIds.newKey()));
+    }
+
     /**
      * @param limits   default and maximum TTL, cooldown window, sweep interval
      * @param clock    dates each lease's {@code expiresAt} for the client, and nothing else
      * @param nanoTime the monotonic clock every expiry is judged by ({@code NanoClock.system()})
      * @param bans     told of every accepted {@code banned} report, outside the store's lock
+     * @param ids      signs the ids this store issues and verifies those it is shown
      */
-    public LeaseStore(OperatorConfig.Leases limits, Clock clock, NanoClock nanoTime, BanListener bans) {
+    public LeaseStore(OperatorConfig.Leases limits, Clock clock, NanoClock nanoTime, BanListener bans,
+            LeaseIds ids) {
         this.limits = limits;
         this.clock = clock;
         this.nanoTime = nanoTime;
         this.bans = bans;
+        this.ids = ids;
     }
 
-    /** The TTL of a lease whose request names none. */
+    @Override
     public Duration defaultTtl() {
         return limits.defaultTtl();
     }
 
-    /** The longest TTL a client may ask for. */
+    @Override
     public Duration maxTtl() {
         return limits.maxTtl();
     }
@@ -105,12 +132,12 @@ public final class LeaseStore implements AutoCloseable {
      * @param ttl the lease's lifetime, from zero (exclusive) to {@link #maxTtl()}
      * @throws IllegalArgumentException for a TTL out of those bounds
      */
+    @Override
     public Acquisition acquire(Collection<Candidate> candidates, Map<String, String> selector, Optional<String> target,
             Duration ttl) {
         if (ttl.isNegative() || ttl.isZero() || ttl.compareTo(limits.maxTtl()) > 0) {
             throw new IllegalArgumentException("ttl must be above 0 and at most " + limits.maxTtl() + ": " + ttl);
         }
-        String id = newId();
         lock.lock();
         try {
             long now = nanoTime.nanoTime();
@@ -145,10 +172,11 @@ public final class LeaseStore implements AutoCloseable {
             if (best == null) {
                 return new Acquisition.NoMatch(considered, atCapacity, inCooldown, unhealthy);
             }
-            Held lent = new Held(new Lease(id, best.namespace(), best.name(), target, clock.instant().plus(ttl)),
-                    now + ttl.toNanos());
-            held.add(lent);
-            return new Acquisition.Granted(lent.lease(), best);
+            Instant expiresAt = clock.instant().plus(ttl);
+            String id = ids.issue(new LeaseIds.Claims(term, best.key(), target, expiresAt));
+            held.add(new Held(LeaseIds.digest(id), best.key(), target, expiresAt, now + ttl.toNanos()));
+            version++;
+            return new Acquisition.Granted(new Lease(id, best.namespace(), best.name(), target, expiresAt), best);
         } finally {
             lock.unlock();
         }
@@ -159,10 +187,15 @@ public final class LeaseStore implements AutoCloseable {
     }
 
     /** Ends a lease. Idempotent: an unknown or already released id is not an error. */
+    @Override
     public void release(String id) {
+        String digest = LeaseIds.digest(id);
         lock.lock();
         try {
-            held.remove(id);
+            if (held.get(digest) != null) {
+                held.remove(digest);
+                version++;
+            }
         } finally {
             lock.unlock();
         }
@@ -174,40 +207,76 @@ public final class LeaseStore implements AutoCloseable {
      * An accepted {@code banned} report is then passed to the {@link BanListener}, on this thread
      * and outside the lock, with that same target ({@code ""} for every target).
      */
+    @Override
     public Reported report(String id, ReportResult result, Optional<String> target) {
+        String digest = LeaseIds.digest(id);
         Ban ban;
         lock.lock();
         try {
             long now = nanoTime.nanoTime();
-            Held lease = held.get(id);
+            Held lease = held.get(digest);
+            if (lease == null) {
+                lease = adoptable(id, digest, now);
+            }
             if (lease == null || !lease.reportable(now, limits.cooldownWindow().toNanos())) {
                 return Reported.UNKNOWN_LEASE;
             }
-            String reported = target.or(lease.lease()::target).orElse(Cooldowns.ALL_TARGETS);
+            String reported = target.or(lease::target).orElse(Cooldowns.ALL_TARGETS);
             if (result.startsCooldown()) {
                 cooldowns.start(lease.proxyKey(), reported, now + limits.cooldownWindow().toNanos());
+                version++;
             }
             ban = result == ReportResult.BANNED ? new Ban(lease.proxyKey(), reported, now) : null;
         } finally {
             lock.unlock();
         }
-        if (ban != null) {
-            // Outside the lock: the listener takes its own lock and enqueues work, and an acquire
-            // must never wait behind it.
-            tell(ban);
+        if (ban != null && tell(ban)) {
+            lock.lock();
+            try {
+                keptBans.put(ban.proxyKey(), ban.target(), ban.nanoTime());
+                version++;
+            } finally {
+                lock.unlock();
+            }
         }
         return Reported.ACCEPTED;
+    }
+
+    /**
+     * The lease of a signed id this store does not hold, now held, if an earlier term granted it
+     * and it was not among the leases taken over (those not held were released); else null.
+     */
+    private Held adoptable(String id, String digest, long now) {
+        Optional<LeaseIds.Claims> claims = ids.verify(id);
+        if (claims.isEmpty() || claims.get().term() >= term || takenOver.contains(digest)) {
+            return null;
+        }
+        Instant expiresAt = claims.get().expiresAt();
+        Held adopted = new Held(digest, claims.get().proxyKey(), claims.get().target(), expiresAt,
+                now + Duration.between(clock.instant(), expiresAt).toNanos());
+        if (!adopted.reportable(now, limits.cooldownWindow().toNanos())) {
+            return null;
+        }
+        held.add(adopted);
+        takenOver.add(digest);
+        version++;
+        return adopted;
     }
 
     /** A ban taken under the lock, to be told to the listener after it. */
     private record Ban(String proxyKey, String target, long nanoTime) { }
 
-    /** The report is recorded whatever the listener does: a failure of its own is logged, not answered. */
-    private void tell(Ban ban) {
+    /**
+     * Outside the lock: the listener takes its own lock and enqueues work, and an acquire must never
+     * wait behind it. The report is recorded whatever the listener does: a failure of its own is
+     * logged, not answered. Returns whether the listener keeps the ban.
+     */
+    private boolean tell(Ban ban) {
         try {
-            bans.banned(ban.proxyKey(), ban.target(), ban.nanoTime());
+            return bans.banned(ban.proxyKey(), ban.target(), ban.nanoTime());
         } catch (RuntimeException e) {
             LOG.atError().setCause(e).addKeyValue("proxy", ban.proxyKey()).log("Ban listener failed; the ban is not counted");
+            return false;
         }
     }
 
@@ -215,8 +284,13 @@ public final class LeaseStore implements AutoCloseable {
     public Optional<Lease> active(String id) {
         lock.lock();
         try {
-            Held lease = held.get(id);
-            return lease != null && lease.running(nanoTime.nanoTime()) ? Optional.of(lease.lease()) : Optional.empty();
+            Held lease = held.get(LeaseIds.digest(id));
+            if (lease == null || !lease.running(nanoTime.nanoTime())) {
+                return Optional.empty();
+            }
+            int slash = lease.proxyKey().indexOf('/');
+            return Optional.of(new Lease(id, lease.proxyKey().substring(0, slash), lease.proxyKey().substring(slash + 1),
+                    lease.target(), lease.expiresAt()));
         } finally {
             lock.unlock();
         }
@@ -235,7 +309,7 @@ public final class LeaseStore implements AutoCloseable {
         }
     }
 
-    /** Active leases per proxy ({@code namespace/name}); proxies without one are absent. */
+    @Override
     public Map<String, Integer> activeCounts() {
         lock.lock();
         try {
@@ -256,6 +330,8 @@ public final class LeaseStore implements AutoCloseable {
             now = nanoTime.nanoTime();
             held.sweep(now, limits.cooldownWindow().toNanos());
             cooldowns.sweep(now);
+            long memory = bans.memory().toNanos();
+            keptBans.removeIf(at -> now - at >= memory);
         } finally {
             lock.unlock();
         }
@@ -338,9 +414,118 @@ public final class LeaseStore implements AutoCloseable {
         return counts().cooldownsDropped();
     }
 
-    private String newId() {
-        byte[] bits = new byte[16];
-        random.nextBytes(bits);
-        return hex.formatHex(bits);
+    @Override
+    public Placement placement() {
+        return Placement.HERE;
+    }
+
+    /** Moves with every change to what {@link #snapshot} would give: a grant, a release, a cooldown, a kept ban. */
+    public long version() {
+        lock.lock();
+        try {
+            return version;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** What the store holds and the {@link #version} it holds it at. */
+    public record Snapshot(long version, LeaseState state) { }
+
+    /** Everything held, with times on the wall clock, for another process to {@link #takeOver}. */
+    public Snapshot snapshot() {
+        lock.lock();
+        try {
+            long now = nanoTime.nanoTime();
+            Instant wall = clock.instant();
+            List<LeaseState.HeldLease> leases = new ArrayList<>(held.size());
+            for (Held h : held.all()) {
+                leases.add(new LeaseState.HeldLease(h.digest(), h.proxyKey(), h.target(), wall.plusNanos(h.endsAt() - now)));
+            }
+            return new Snapshot(version, new LeaseState(term, leases, times(cooldowns::forEach, wall, now),
+                    times(keptBans::forEach, wall, now)));
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private static List<LeaseState.TargetTime> times(Consumer<TargetTimes.Visitor> source, Instant wall, long now) {
+        List<LeaseState.TargetTime> out = new ArrayList<>();
+        source.accept((proxy, target, time) -> out.add(new LeaseState.TargetTime(proxy, target, wall.plusNanos(time - now))));
+        return out;
+    }
+
+    /**
+     * Becomes the holder of {@code state} in a new {@code term}: what it held is replaced, ids it
+     * issues from now on carry {@code term}, and every kept ban is told to the ban listener (after
+     * the lock). A lease of {@code state} released later is not taken again from its signed id.
+     *
+     * @throws IllegalArgumentException when {@code term} is not after the state's
+     */
+    public void takeOver(LeaseState state, long term) {
+        if (term <= state.term()) {
+            throw new IllegalArgumentException("term " + term + " is not after the state's " + state.term());
+        }
+        List<Ban> told = new ArrayList<>();
+        lock.lock();
+        try {
+            load(state);
+            this.term = term;
+            takenOver.clear();
+            state.leases().forEach(l -> takenOver.add(l.digest()));
+            keptBans.forEach((proxy, target, at) -> told.add(new Ban(proxy, target, at)));
+        } finally {
+            lock.unlock();
+        }
+        told.forEach(this::tell);
+    }
+
+    /** Holds what {@code state} holds, as a copy of the leader's: lists count its leases; nothing is told. */
+    public void mirror(LeaseState state) {
+        lock.lock();
+        try {
+            load(state);
+            term = state.term();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Replaces what is held by {@code state}'s, its wall-clock times put on this monotonic clock. */
+    private void load(LeaseState state) {
+        long now = nanoTime.nanoTime();
+        Instant wall = clock.instant();
+        held.clear();
+        cooldowns.clear();
+        keptBans.clear();
+        for (LeaseState.HeldLease l : state.leases()) {
+            held.add(new Held(l.digest(), l.proxyKey(), l.target(), l.expiresAt(), now + nanosUntil(wall, l.expiresAt())));
+        }
+        for (LeaseState.TargetTime c : state.cooldowns()) {
+            cooldowns.start(c.proxyKey(), c.target(), now + nanosUntil(wall, c.time()));
+        }
+        for (LeaseState.TargetTime b : state.bans()) {
+            keptBans.put(b.proxyKey(), b.target(), now + nanosUntil(wall, b.time()));
+        }
+        version++;
+    }
+
+    private static long nanosUntil(Instant from, Instant to) {
+        return Duration.between(from, to).toNanos();
+    }
+
+    /**
+     * Drops the oldest cooldown (or, with none, the oldest kept ban), counted as dropped, so that a
+     * state grown past its bound fits again; false when there is nothing to drop.
+     */
+    public boolean dropOldest() {
+        lock.lock();
+        try {
+            boolean dropped = cooldowns.dropOldest() || keptBans.dropOldest();
+            version += dropped ? 1 : 0;
+            return dropped;
+        } finally {
+            lock.unlock();
+        }
     }
 }

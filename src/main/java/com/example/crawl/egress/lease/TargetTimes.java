@@ -89,6 +89,34 @@ public final class TargetTimes {
         }
     }
 
+    /** What {@link #forEach} hands each entry to. */
+    @FunctionalInterface
+    public interface Visitor {
+        void visit(String proxy, String target, long time);
+    }
+
+    /** Hands every entry to {@code visitor}, oldest first. */
+    public void forEach(Visitor visitor) {
+        for (Entry e : arrival.values()) {
+            visitor.visit(e.proxy(), e.target(), e.time());
+        }
+    }
+
+    /** Drops the oldest entry, counted in {@link #dropped}; false when there is none. */
+    public boolean dropOldest() {
+        if (arrival.isEmpty()) {
+            return false;
+        }
+        drop(arrival.firstEntry().getValue());
+        return true;
+    }
+
+    /** Forgets every entry; not counted as dropped. */
+    public void clear() {
+        arrival.clear();
+        byProxy.clear();
+    }
+
     /** Entries held, all proxies together. */
     public int size() {
         return arrival.size();

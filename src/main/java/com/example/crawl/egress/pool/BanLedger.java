@@ -57,9 +57,9 @@ public final class BanLedger implements BanListener {
     }
 
     @Override
-    public void banned(String proxyKey, String target, long nanoTime) {
+    public boolean banned(String proxyKey, String target, long nanoTime) {
         if (!counted.test(proxyKey)) {
-            return;
+            return false;
         }
         lock.lock();
         try {
@@ -68,6 +68,13 @@ public final class BanLedger implements BanListener {
             lock.unlock();
         }
         onBan.accept(proxyKey);
+        return true;
+    }
+
+    /** Bans are kept for the longest window a pool may count them in. */
+    @Override
+    public Duration memory() {
+        return Duration.ofNanos(longestWindow);
     }
 
     /**

@@ -4,6 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.example.crawl.egress.lease.LeaseIds;
+
 import org.junit.jupiter.api.Test;
 
 class RouteTest {
@@ -51,9 +53,12 @@ class RouteTest {
 
     @Test
     void shouldAcceptOnlyTheStoresIdShape() {
-        assertTrue(LeaseIds.isWellFormed("0123456789abcdef0123456789abcdef"));
-        assertFalse(LeaseIds.isWellFormed("0123456789ABCDEF0123456789abcdef"));
-        assertFalse(LeaseIds.isWellFormed("0123456789abcdef0123456789abcde"));
-        assertFalse(LeaseIds.isWellFormed("0123456789abcdef0123456789abcdeg"));
+        assertTrue(LeaseIds.isWellFormed("AQAAAAAAAAAAAAABoibD3ODw31VT8LE8eh4M-_Zz09"));
+        assertFalse(LeaseIds.isWellFormed(""));
+        assertFalse(LeaseIds.isWellFormed("AQAAAA%2F"), "percent-encoding is not looked up");
+        assertFalse(LeaseIds.isWellFormed(".."));
+        assertFalse(LeaseIds.isWellFormed("AQAA=="), "no padding");
+        assertTrue(LeaseIds.isWellFormed("A".repeat(LeaseIds.MAX_LENGTH)));
+        assertFalse(LeaseIds.isWellFormed("A".repeat(LeaseIds.MAX_LENGTH + 1)));
     }
 }

@@ -104,7 +104,8 @@ class LeaseStoreBansTest {
         LeaseStore[] self = new LeaseStore[1];
         self[0] = new LeaseStore(LIMITS, clock, clock, new BanListener() {
             @Override
-            public void banned(String proxyKey, String target, long nanoTime) {
+            public boolean banned(String proxyKey, String target, long nanoTime) {
+                return false;
             }
 
             @Override

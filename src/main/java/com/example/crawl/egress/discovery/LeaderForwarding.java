@@ -1,0 +1,105 @@
+package com.example.crawl.egress.discovery;
+
+import com.example.crawl.egress.lease.LeaseService;
+import com.example.crawl.egress.lease.LeaseService.Placement;
+import com.sun.net.httpserver.Filter;
+import com.sun.net.httpserver.HttpExchange;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.net.http.HttpTimeoutException;
+import java.time.Duration;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * Sends the lease calls (grant, release, report) to where the lease service serves them: on to
+ * the chain when this replica is the leader that serves them, to the leader's URL otherwise, and
+ * answers 503 {@code leader_unavailable} with {@code Retry-After} while nobody serves them (an
+ * election, a leader loading its state or handing over). Every other route is served here.
+ *
+ * <p>A forwarded call carries the client's {@code Authorization}: the leader authenticates the
+ * client itself and trusts nothing of the replica that passed the call on. It also carries
+ * {@value #FORWARDED}, so that a replica that is not serving answers 503 instead of passing the call
+ * on once more (two replicas that each think the other leads never bounce a call between them).
+ * The leader's answer (status, body, {@code Content-Type}, {@code Cache-Control},
+ * {@code Retry-After}) is relayed as it is; a leader that cannot be reached is a 503 as well.
+ */
+final class LeaderForwarding extends Filter {
+
+    /** Marks a call one replica passed on to another. */
+    static final String FORWARDED = "X-Egress-Forwarded";
+    private static final Set<Route> LEASE_CALLS = Set.of(Route.ACQUIRE_LEASE, Route.RELEASE_LEASE, Route.REPORT_LEASE);
+    private static final List<String> RELAYED = List.of("Content-Type", "Cache-Control", "Retry-After");
+    private static final Duration RETRY = Duration.ofSeconds(1);
+    /** A report on the leader may wait for its state write; the leader answers well within this. */
+    private static final Duration FORWARD_TIMEOUT = Duration.ofSeconds(15);
+
+    private final LeaseService leases;
+    private final HttpClient client;
+
+    LeaderForwarding(LeaseService leases, HttpClient client) {
+        this.leases = leases;
+        this.client = client;
+    }
+
+    @Override
+    public void doFilter(HttpExchange exchange, Chain chain) throws IOException {
+        if (!(Route.match(exchange.getRequestMethod(), exchange.getRequestURI().getRawPath())
+                instanceof RouteMatch.Found found) || !LEASE_CALLS.contains(found.route())) {
+            chain.doFilter(exchange);
+            return;
+        }
+        switch (leases.placement()) {
+            case Placement.Here here -> chain.doFilter(exchange);
+            case Placement.Leader leader when exchange.getRequestHeaders().containsKey(FORWARDED) ->
+                    Responses.unavailable(exchange, "this replica does not serve leases and a forwarded call is not "
+                            + "forwarded again; retry", RETRY);
+            case Placement.Leader leader -> forward(exchange, leader.url());
+            case Placement.Nowhere nowhere -> Responses.unavailable(exchange, nowhere.reason(), RETRY);
+        }
+    }
+
+    private void forward(HttpExchange exchange, URI leader) throws IOException {
+        URI uri = exchange.getRequestURI();
+        HttpRequest.Builder request = HttpRequest.newBuilder(leader.resolve(uri.getRawPath()
+                        + (uri.getRawQuery() == null ? "" : "?" + uri.getRawQuery())))
+                .timeout(FORWARD_TIMEOUT)
+                .method(exchange.getRequestMethod(), HttpRequest.BodyPublishers.ofByteArray(RequestLimits.body(exchange)))
+                .header(FORWARDED, "1");
+        String authorization = exchange.getRequestHeaders().getFirst("Authorization");
+        if (authorization != null) {
+            request.header("Authorization", authorization);
+        }
+        HttpResponse<byte[]> answer;
+        try {
+            answer = client.send(request.build(), HttpResponse.BodyHandlers.ofByteArray());
+        } catch (HttpTimeoutException e) {
+            Responses.unavailable(exchange, "the leader did not answer in time; retry", RETRY);
+            return;
+        } catch (IOException e) {
+            Responses.unavailable(exchange, "the leader cannot be reached; retry", RETRY);
+            return;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted while forwarding to the leader", e);
+        }
+        for (String name : RELAYED) {
+            answer.headers().firstValue(name).ifPresent(v -> exchange.getResponseHeaders().set(name, v));
+        }
+        byte[] body = answer.body();
+        exchange.sendResponseHeaders(answer.statusCode(), body.length == 0 ? -1 : body.length);
+        if (body.length > 0) {
+            try (var out = exchange.getResponseBody()) {
+                out.write(body);
+            }
+        }
+    }
+
+    @Override
+    public String description() {
+        return "serves lease calls on the leader: here, forwarded to it, or 503 while none serves";
+    }
+}

@@ -1,0 +1,69 @@
+package com.example.crawl.egress.lease;
+
+import java.net.URI;
+import java.time.Duration;
+import java.util.Collection;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * The lease calls as discovery makes them: grant, release, report, the counts a list shows, and
+ * where a lease call is served. {@link LeaseStore} is the one that serves them in memory; a
+ * replicated service serves them on the leader, durably, and names the leader elsewhere.
+ */
+public interface LeaseService {
+
+    /** The TTL of a lease whose request names none. */
+    Duration defaultTtl();
+
+    /** The longest TTL a client may ask for. */
+    Duration maxTtl();
+
+    /** See {@link LeaseStore#acquire}. @throws Unavailable when this replica cannot grant now */
+    Acquisition acquire(Collection<Candidate> candidates, Map<String, String> selector, Optional<String> target,
+            Duration ttl);
+
+    /** Ends a lease; idempotent. @throws Unavailable when this replica cannot take it now */
+    void release(String id);
+
+    /**
+     * Records what a client saw; returns once the report will outlive this process.
+     *
+     * @throws Unavailable when the report could not be made durable (it is then not acknowledged)
+     */
+    LeaseStore.Reported report(String id, ReportResult result, Optional<String> target);
+
+    /** Active leases per proxy ({@code namespace/name}); proxies without one are absent. */
+    Map<String, Integer> activeCounts();
+
+    /** Where a lease call made to this replica is served now. */
+    Placement placement();
+
+    /** Where lease calls are served. */
+    sealed interface Placement {
+        /** Here: call this service. */
+        record Here() implements Placement { }
+
+        /** On the leader at {@code url}: forward the call there. */
+        record Leader(URI url) implements Placement { }
+
+        /** Nowhere right now (no leader, or one still loading or handing over): retry later. */
+        record Nowhere(String reason) implements Placement { }
+
+        Placement HERE = new Here();
+    }
+
+    /** This replica cannot serve a lease call now; the client should retry after {@code retryAfter}. */
+    final class Unavailable extends RuntimeException {
+        private final transient Duration retryAfter;
+
+        public Unavailable(String reason, Duration retryAfter) {
+            super(reason, null, false, false);
+            this.retryAfter = retryAfter;
+        }
+
+        public Duration retryAfter() {
+            return retryAfter;
+        }
+    }
+}

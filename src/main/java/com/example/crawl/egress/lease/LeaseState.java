@@ -1,0 +1,54 @@
+package com.example.crawl.egress.lease;
+
+import java.time.Instant;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * What a lease store holds, with wall-clock times, so that another process can take it over: the
+ * form in which leases, cooldowns and kept bans outlive the process that took them. Lease ids are
+ * not in it, only their {@link LeaseIds#digest digests}.
+ *
+ * @param term      the leadership term of the store it was taken from
+ * @param leases    leases held: active, or expired and still taking reports
+ * @param cooldowns per proxy and target ({@code ""}: every target), when the cooldown ends
+ * @param bans      per proxy and target, when it was last banned, for the bans the ban listener keeps
+ */
+public record LeaseState(long term, List<HeldLease> leases, List<TargetTime> cooldowns, List<TargetTime> bans) {
+
+    /** Holds nothing, in term 0: what a store starts from when no state was ever written. */
+    public static final LeaseState EMPTY = new LeaseState(0, List.of(), List.of(), List.of());
+
+    public LeaseState {
+        leases = List.copyOf(leases);
+        cooldowns = List.copyOf(cooldowns);
+        bans = List.copyOf(bans);
+    }
+
+    /**
+     * One lease, as held.
+     *
+     * @param digest    {@link LeaseIds#digest} of its id
+     * @param proxyKey  {@code namespace/name} of the proxy lent
+     * @param target    the site the client named, if it did
+     * @param expiresAt its end
+     */
+    public record HeldLease(String digest, String proxyKey, Optional<String> target, Instant expiresAt) {
+        public HeldLease {
+            Objects.requireNonNull(digest, "digest");
+            Objects.requireNonNull(proxyKey, "proxyKey");
+            Objects.requireNonNull(target, "target");
+            Objects.requireNonNull(expiresAt, "expiresAt");
+        }
+    }
+
+    /** One time of one proxy for one target. */
+    public record TargetTime(String proxyKey, String target, Instant time) {
+        public TargetTime {
+            Objects.requireNonNull(proxyKey, "proxyKey");
+            Objects.requireNonNull(target, "target");
+            Objects.requireNonNull(time, "time");
+        }
+    }
+}

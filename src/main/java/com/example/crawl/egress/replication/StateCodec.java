@@ -1,0 +1,146 @@
+package com.example.crawl.egress.replication;
+
+import com.example.crawl.egress.lease.LeaseState;
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.zip.GZIPInputStream;
+import java.util.zip.GZIPOutputStream;
+import tools.jackson.core.JacksonException;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+import tools.jackson.databind.node.ArrayNode;
+import tools.jackson.databind.node.ObjectNode;
+
+/**
+ * The lease state's bytes: gzip'd JSON, one table of proxy keys that the rows point into by
+ * index, every time in epoch milliseconds.
+ *
+ * <pre>{@code
+ * {"proxies": ["crawl/p1", ...],
+ *  "leases":    [[digest, proxy, target or null, expiresAt], ...],
+ *  "cooldowns": [[proxy, target ("" = every target), endsAt], ...],
+ *  "bans":      [[proxy, target, bannedAt], ...]}
+ * }</pre>
+ *
+ * <p>Its format number, term and leader live beside it in the Secret, in plain keys, so that a
+ * replica can tell a newer format or a newer term without decoding this.
+ */
+final class StateCodec {
+
+    /** Largest decoded state accepted: a bomb of a few kilobytes must not fill the heap. */
+    private static final int MAX_DECODED_BYTES = 64 * 1024 * 1024;
+    private static final JsonMapper JSON = JsonMapper.builder().build();
+
+    private StateCodec() {
+    }
+
+    static byte[] encode(LeaseState state) {
+        Map<String, Integer> index = new HashMap<>();
+        ArrayNode proxies = JSON.createArrayNode();
+        ObjectNode root = JSON.createObjectNode();
+        root.set("proxies", proxies);
+        ArrayNode leases = root.putArray("leases");
+        for (LeaseState.HeldLease l : state.leases()) {
+            ArrayNode row = leases.addArray().add(l.digest()).add(proxy(l.proxyKey(), index, proxies));
+            l.target().ifPresentOrElse(row::add, row::addNull);
+            row.add(l.expiresAt().toEpochMilli());
+        }
+        times(root.putArray("cooldowns"), state.cooldowns(), index, proxies);
+        times(root.putArray("bans"), state.bans(), index, proxies);
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        try (GZIPOutputStream gzip = new GZIPOutputStream(bytes)) {
+            JSON.writeValue(gzip, root);
+        } catch (IOException e) {
+            throw new UncheckedIOException("gzip into memory failed", e);
+        }
+        return bytes.toByteArray();
+    }
+
+    /**
+     * The state in {@code bytes}, in {@code term}.
+     *
+     * @throws IllegalArgumentException for bytes this codec did not write (a hand edit, a truncation)
+     */
+    static LeaseState decode(byte[] bytes, long term) {
+        JsonNode root;
+        try (InputStream in = new BoundedInput(new GZIPInputStream(new ByteArrayInputStream(bytes)))) {
+            root = JSON.readTree(in);
+        } catch (IOException | JacksonException e) {
+            throw new IllegalArgumentException("not a lease state: " + e.getMessage(), e);
+        }
+        try {
+            List<String> proxies = new ArrayList<>();
+            root.required("proxies").forEach(p -> proxies.add(p.asString()));
+            List<LeaseState.HeldLease> leases = new ArrayList<>();
+            for (JsonNode row : root.required("leases")) {
+                JsonNode target = row.required(2);
+                leases.add(new LeaseState.HeldLease(row.required(0).asString(), proxies.get(row.required(1).asInt()),
+                        target.isNull() ? Optional.empty() : Optional.of(target.asString()),
+                        Instant.ofEpochMilli(row.required(3).asLong())));
+            }
+            return new LeaseState(term, leases, times(root.required("cooldowns"), proxies),
+                    times(root.required("bans"), proxies));
+        } catch (JacksonException | IndexOutOfBoundsException | NullPointerException e) {
+            throw new IllegalArgumentException("not a lease state: " + e.getMessage(), e);
+        }
+    }
+
+    private static int proxy(String key, Map<String, Integer> index, ArrayNode proxies) {
+        return index.computeIfAbsent(key, k -> {
+            proxies.add(k);
+            return proxies.size() - 1;
+        });
+    }
+
+    private static void times(ArrayNode out, List<LeaseState.TargetTime> times, Map<String, Integer> index,
+            ArrayNode proxies) {
+        for (LeaseState.TargetTime t : times) {
+            out.addArray().add(proxy(t.proxyKey(), index, proxies)).add(t.target()).add(t.time().toEpochMilli());
+        }
+    }
+
+    private static List<LeaseState.TargetTime> times(JsonNode rows, List<String> proxies) {
+        List<LeaseState.TargetTime> out = new ArrayList<>();
+        for (JsonNode row : rows) {
+            out.add(new LeaseState.TargetTime(proxies.get(row.required(0).asInt()), row.required(1).asString(),
+                    Instant.ofEpochMilli(row.required(2).asLong())));
+        }
+        return out;
+    }
+
+    /** Refuses to decompress past {@link #MAX_DECODED_BYTES}. */
+    private static final class BoundedInput extends java.io.FilterInputStream {
+        private long left = MAX_DECODED_BYTES;
+
+        BoundedInput(InputStream in) {
+            super(in);
+        }
+
+        @Override
+        public int read() throws IOException {
+            int b = super.read();
+            if (b >= 0 && --left < 0) {
+                throw new IOException("decoded state over " + MAX_DECODED_BYTES + " bytes");
+            }
+            return b;
+        }
+
+        @Override
+        public int read(byte[] b, int off, int len) throws IOException {
+            int n = super.read(b, off, len);
+            if (n > 0 && (left -= n) < 0) {
+                throw new IOException("decoded state over " + MAX_DECODED_BYTES + " bytes");
+            }
+            return n;
+        }
+    }
+}
