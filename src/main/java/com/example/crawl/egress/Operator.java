@@ -13,7 +13,6 @@ import com.example.crawl.egress.events.EventRecorder;
 import com.example.crawl.egress.gc.OrphanSweeper;
 import com.example.crawl.egress.health.ConnectProber;
 import com.example.crawl.egress.health.HealthEngine;
-import com.example.crawl.egress.lease.LeaseIds;
 import com.example.crawl.egress.lease.LeaseStore;
 import com.example.crawl.egress.local.LocalMode;
 import com.example.crawl.egress.metrics.Metrics;
@@ -102,12 +101,11 @@ final class Operator {
         // A thread per callback: a lost lease must be handled even while a start is still running.
         ExecutorService leaderStart = shutdown.register(LEADERSHIP, Executors.newThreadPerTaskExecutor(threads("leader-")));
         // Every replica mirrors the lease state; the leader serves leases from it, and writes it.
-        StateSecrets stateSecrets = new StateSecrets(client, electionNamespace(client, config), config.leaderElection().id());
-        byte[] leaseKey = stateSecrets.key(LeaseIds::newKey);
         LeaseStore store = shutdown.register(LEASES, new LeaseStore(config.leases(), Clock.systemUTC(), NanoClock.system(),
-                bans, new LeaseIds(leaseKey)));
-        ReplicatedLeases leases = shutdown.register(LEASES, new ReplicatedLeases(store, stateSecrets, leaseKey,
-                self(config), timing(config.replication()), NanoClock.system(), events, () -> shutdown.fail(Main.EXIT_FAILED)));
+                bans));
+        ReplicatedLeases leases = shutdown.register(LEASES, new ReplicatedLeases(store, new StateSecrets(client,
+                electionNamespace(client, config), config.leaderElection().id()), self(config), timing(config.replication()),
+                NanoClock.system(), events, () -> shutdown.fail(Main.EXIT_FAILED)));
         LeaderElection election = shutdown.register(LEADERSHIP, leaderElection(client, config, () -> {
             proxyWorkers.start();
             poolWorkers.start();

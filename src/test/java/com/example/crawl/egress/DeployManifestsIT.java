@@ -18,6 +18,7 @@ import io.fabric8.kubernetes.api.model.HTTPGetAction;
 import io.fabric8.kubernetes.api.model.IntOrString;
 import io.fabric8.kubernetes.api.model.PodSecurityContext;
 import io.fabric8.kubernetes.api.model.PodSpec;
+import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.SecurityContext;
 import io.fabric8.kubernetes.api.model.Service;
@@ -83,11 +84,22 @@ class DeployManifestsIT {
 
     @ParameterizedTest
     @ValueSource(strings = {"base", "overlays/kind", "overlays/gcp-example", "overlays/kvm-example"})
-    void shouldRunOneHardenedReplicaWiredToItsSecretConfigAndProbes(String dir) throws Exception {
+    void shouldRunTwoHardenedReplicasWiredToTheirSecretConfigAndProbes(String dir) throws Exception {
         List<Rendered> all = render(dir);
         Deployment deployment = one(all, "Deployment", OPERATOR).as(Deployment.class);
         assertEquals(NAMESPACE, deployment.getMetadata().getNamespace());
-        assertEquals(1, deployment.getSpec().getReplicas());
+        assertEquals(2, deployment.getSpec().getReplicas());
+        assertEquals("RollingUpdate", deployment.getSpec().getStrategy().getType());
+        assertEquals(0, deployment.getSpec().getStrategy().getRollingUpdate().getMaxUnavailable().getIntVal(),
+                "a new replica is ready before an old one stops");
+        var spread = deployment.getSpec().getTemplate().getSpec().getAffinity().getPodAntiAffinity()
+                .getPreferredDuringSchedulingIgnoredDuringExecution();
+        assertEquals("kubernetes.io/hostname", spread.getFirst().getPodAffinityTerm().getTopologyKey());
+        assertEquals(deployment.getSpec().getSelector().getMatchLabels(),
+                spread.getFirst().getPodAffinityTerm().getLabelSelector().getMatchLabels());
+        PodDisruptionBudget budget = one(all, "PodDisruptionBudget", OPERATOR).as(PodDisruptionBudget.class);
+        assertEquals(1, budget.getSpec().getMinAvailable().getIntVal());
+        assertEquals(deployment.getSpec().getSelector().getMatchLabels(), budget.getSpec().getSelector().getMatchLabels());
         PodSpec pod = deployment.getSpec().getTemplate().getSpec();
         assertEquals(OPERATOR, pod.getServiceAccountName());
         one(all, "ServiceAccount", OPERATOR);
@@ -127,6 +139,8 @@ class DeployManifestsIT {
         assertFalse(Boolean.TRUE.equals(token.getValueFrom().getSecretKeyRef().getOptional()),
                 "no token, no start: the operator refuses an unauthenticated discovery API");
         assertEquals("metadata.namespace", env(c, "POD_NAMESPACE").getValueFrom().getFieldRef().getFieldPath());
+        assertEquals("status.podIP", env(c, "POD_IP").getValueFrom().getFieldRef().getFieldPath(),
+                "the address the other replica forwards lease calls to");
 
         assertTrue(args.contains("--providers-config=" + PROVIDERS_FILE), args.toString());
         providersConfig(all, pod, c); // mounted from a ConfigMap of the render, and parses
@@ -237,10 +251,13 @@ class DeployManifestsIT {
         assertTrue(podLabels.entrySet().containsAll(operator.getSpec().getPodSelector().getMatchLabels().entrySet()));
         NetworkPolicyIngressRule discovery = operator.getSpec().getIngress().stream()
                 .filter(r -> r.getPorts().stream().anyMatch(p -> p.getPort().getIntVal() == 8090)).findFirst().orElseThrow();
-        assertEquals(1, discovery.getFrom().size());
+        assertEquals(2, discovery.getFrom().size(), "crawler namespaces and the other replica reach discovery");
         assertEquals(Map.of("crawl.example.com/egress-client", "true"),
-                discovery.getFrom().getFirst().getNamespaceSelector().getMatchLabels(), "only crawler namespaces reach discovery");
+                discovery.getFrom().getFirst().getNamespaceSelector().getMatchLabels(), "only crawler namespaces");
         assertEquals(null, discovery.getFrom().getFirst().getPodSelector());
+        assertEquals(null, discovery.getFrom().get(1).getNamespaceSelector(), "of the operator's own namespace only");
+        assertEquals(operator.getSpec().getPodSelector().getMatchLabels(),
+                discovery.getFrom().get(1).getPodSelector().getMatchLabels(), "the operator's replicas, forwarding leases");
 
         NetworkPolicy squid = one(kind, "NetworkPolicy", "egress-proxies-squid").as(NetworkPolicy.class);
         assertEquals(Map.of(Proxy.MANAGED_LABEL, "true"), squid.getSpec().getPodSelector().getMatchLabels(),

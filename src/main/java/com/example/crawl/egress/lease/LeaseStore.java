@@ -66,7 +66,7 @@ public final class LeaseStore implements LeaseService, AutoCloseable {
     private final Clock clock;
     private final NanoClock nanoTime;
     private final BanListener bans;
-    private final LeaseIds ids;
+    private LeaseIds ids; // guarded by lock
     private final ReentrantLock lock = new ReentrantLock();
     private final HeldLeases held = new HeldLeases(); // guarded by lock
     private final Cooldowns cooldowns = new Cooldowns(); // guarded by lock
@@ -463,6 +463,18 @@ public final class LeaseStore implements LeaseService, AutoCloseable {
      * @throws IllegalArgumentException when {@code term} is not after the state's
      */
     public void takeOver(LeaseState state, long term) {
+        LeaseIds current;
+        lock.lock();
+        try {
+            current = ids;
+        } finally {
+            lock.unlock();
+        }
+        takeOver(state, term, current);
+    }
+
+    /** As {@link #takeOver(LeaseState, long)}, signing and verifying ids with {@code ids} from now on. */
+    public void takeOver(LeaseState state, long term, LeaseIds ids) {
         if (term <= state.term()) {
             throw new IllegalArgumentException("term " + term + " is not after the state's " + state.term());
         }
@@ -471,6 +483,7 @@ public final class LeaseStore implements LeaseService, AutoCloseable {
         try {
             load(state);
             this.term = term;
+            this.ids = ids;
             takenOver.clear();
             state.leases().forEach(l -> takenOver.add(l.digest()));
             keptBans.forEach((proxy, target, at) -> told.add(new Ban(proxy, target, at)));

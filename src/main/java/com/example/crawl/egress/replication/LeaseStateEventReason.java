@@ -3,7 +3,7 @@ package com.example.crawl.egress.replication;
 import com.example.crawl.egress.runtime.EventReason;
 
 /** Why the lease service records an Event about one of its Secrets. */
-enum LeaseStateEventReason implements EventReason {
+public enum LeaseStateEventReason implements EventReason {
     /** The state or key Secret was edited or deleted by hand; the leader wrote it again from memory. */
     LeaseStateRebuilt(Type.Warning, "Rebuild"),
     /** The state Secret is of a newer format than this build reads; the leader does not serve leases. */

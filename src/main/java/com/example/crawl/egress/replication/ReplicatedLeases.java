@@ -3,6 +3,7 @@ package com.example.crawl.egress.replication;
 import com.example.crawl.egress.clock.NanoClock;
 import com.example.crawl.egress.lease.Acquisition;
 import com.example.crawl.egress.lease.Candidate;
+import com.example.crawl.egress.lease.LeaseIds;
 import com.example.crawl.egress.lease.LeaseService;
 import com.example.crawl.egress.lease.LeaseState;
 import com.example.crawl.egress.lease.LeaseStore;
@@ -78,7 +79,7 @@ public final class ReplicatedLeases implements LeaseService, AutoCloseable {
 
     private final LeaseStore store;
     private final StateSecrets secrets;
-    private final byte[] key;
+    private volatile byte[] key; // read when leading
     private final Leader self;
     private final Timing timing;
     private final NanoClock nanoTime;
@@ -107,17 +108,14 @@ public final class ReplicatedLeases implements LeaseService, AutoCloseable {
     /**
      * @param store    the store this replica mirrors into and, as leader, serves from
      * @param secrets  the state and key Secrets
-     * @param key      the key the store signs lease ids with ({@link StateSecrets#key}), stored
-     *                 again if its Secret is deleted
      * @param self     this replica's identity (the election's) and the URL other replicas reach it at
      * @param events   where an Event about a Secret rebuilt or refused goes
      * @param onFenced run once when a newer leader's write is found: this one must stop
      */
-    public ReplicatedLeases(LeaseStore store, StateSecrets secrets, byte[] key, Leader self, Timing timing,
+    public ReplicatedLeases(LeaseStore store, StateSecrets secrets, Leader self, Timing timing,
             NanoClock nanoTime, EventSink events, Runnable onFenced) {
         this.store = store;
         this.secrets = secrets;
-        this.key = key.clone();
         this.self = self;
         this.timing = timing;
         this.nanoTime = nanoTime;
@@ -184,6 +182,9 @@ public final class ReplicatedLeases implements LeaseService, AutoCloseable {
 
     /** One attempt: true once serving (or refused); false when the Secret changed under it. */
     private boolean takeOver() {
+        if (key == null) {
+            key = secrets.key(LeaseIds::newKey);
+        }
         Optional<Stored> stored = secrets.read();
         if (stored.isPresent() && stored.get().format() > StateSecrets.FORMAT) {
             refuse("the lease state Secret " + secrets.namespace() + "/" + secrets.stateName() + " has format "
@@ -193,7 +194,7 @@ public final class ReplicatedLeases implements LeaseService, AutoCloseable {
         }
         LeaseState state = stored.map(this::decodeOrMirror).orElse(LeaseState.EMPTY);
         long next = Math.max(state.term(), stored.map(Stored::term).orElse(0L)) + 1;
-        store.takeOver(state, next);
+        store.takeOver(state, next, new LeaseIds(key));
         lock.lock();
         try {
             term = next;
@@ -513,6 +514,9 @@ public final class ReplicatedLeases implements LeaseService, AutoCloseable {
     }
 
     private void restoreKey() {
+        if (key == null) {
+            return;
+        }
         try {
             secrets.storeKey(key.clone());
         } catch (KubernetesClientException e) {
@@ -552,7 +556,7 @@ public final class ReplicatedLeases implements LeaseService, AutoCloseable {
             try {
                 write(Optional.empty());
                 LOG.atInfo().log("Handed the lease state over");
-            } catch (StateSecrets.Conflict | KubernetesClientException e) {
+            } catch (StateSecrets.Conflict | RuntimeException e) {
                 LOG.atWarn().addKeyValue("error", e.getMessage()).log("Could not write the lease state on handover");
             }
         }

@@ -34,7 +34,7 @@ class ApiDocsIT {
 
     private static final Path PAGE = Path.of("docs/api.md");
     private static final Pattern EXAMPLE = Pattern.compile("```sh\\n(curl .*?)```\\s*```http\\n(.*?)```", Pattern.DOTALL);
-    private static final Pattern LEASE_ID = Pattern.compile("[0-9a-f]{32}");
+    private static final Pattern LEASE_ID = Pattern.compile("[A-Za-z0-9_-]{40,3200}");
     private static final JsonMapper JSON = JsonMapper.builder().build();
 
     /** An HTTP answer, documented or received. */
@@ -80,7 +80,7 @@ class ApiDocsIT {
         JsonNode tree = JSON.readTree(body);
         if (tree instanceof ObjectNode object && object.has("leaseId")
                 && LEASE_ID.matcher(object.get("leaseId").asString()).matches()) {
-            object.put("leaseId", "<32 hex>");
+            object.put("leaseId", "<lease id>");
         }
         return tree;
     }

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.example.crawl.egress.api.Endpoint;
+import com.example.crawl.egress.lease.LeaseIds;
 import com.example.crawl.egress.api.Proxy;
 import com.example.crawl.egress.api.ProxyCredentials;
 import com.example.crawl.egress.api.ProxySpec;
@@ -128,7 +129,7 @@ class DiscoveryServerIT {
                 + "\"target\":\"example.com\"}");
         assertEquals(201, first.status(), first.toString());
         JsonNode lease = first.json();
-        assertTrue(lease.get("leaseId").asString().matches("[0-9a-f]{32}"), lease.toString());
+        assertTrue(LeaseIds.isWellFormed(lease.get("leaseId").asString()), lease.toString());
         assertEquals("fast", lease.get("proxy").get("name").asString());
         ProxyCredentials credentials = DiscoveryWorld.credentialsOf("fast");
         assertEquals("http://" + credentials.userInfo() + "@10.0.0.1:3128", lease.get("proxy").get("url").asString());

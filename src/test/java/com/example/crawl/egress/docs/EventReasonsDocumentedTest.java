@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import com.example.crawl.egress.pool.PoolEventReason;
 import com.example.crawl.egress.proxy.ProxyEventReason;
+import com.example.crawl.egress.replication.LeaseStateEventReason;
 import com.example.crawl.egress.runtime.EventReason;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -29,8 +30,8 @@ class EventReasonsDocumentedTest {
     @Test
     void shouldDocumentEveryEventReasonWithItsTypeAndAction() throws IOException {
         Map<String, String> inCode = new TreeMap<>();
-        Stream.<EventReason>concat(Stream.of(ProxyEventReason.values()), Stream.of(PoolEventReason.values()))
-                .forEach(r -> inCode.put(r.name(), r.type() + " " + r.action()));
+        Stream.<EventReason[]>of(ProxyEventReason.values(), PoolEventReason.values(), LeaseStateEventReason.values())
+                .flatMap(Stream::of).forEach(r -> inCode.put(r.name(), r.type() + " " + r.action()));
 
         assertEquals(inCode, documented(Files.readString(PAGE)), "the Event reasons of " + PAGE);
     }

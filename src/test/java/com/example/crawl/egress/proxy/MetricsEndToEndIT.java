@@ -229,7 +229,7 @@ class MetricsEndToEndIT {
     private void useTheLeaseApi() throws Exception {
         HttpResponse<String> granted = discovery("POST", "/v1/leases", "{\"selector\":{\"pool\":\"it\"}}");
         assertEquals(201, granted.statusCode(), granted.body());
-        String id = granted.body().replaceAll("(?s).*\"leaseId\":\"([0-9a-f]+)\".*", "$1");
+        String id = granted.body().replaceAll("(?s).*\"leaseId\":\"([A-Za-z0-9_-]+)\".*", "$1");
         assertEquals(204, discovery("POST", "/v1/leases/" + id + "/report", "{\"result\":\"banned\"}").statusCode());
         assertEquals(204, discovery("DELETE", "/v1/leases/" + id, null).statusCode());
         assertEquals(409, discovery("POST", "/v1/leases", "{\"selector\":{\"pool\":\"none\"}}").statusCode());

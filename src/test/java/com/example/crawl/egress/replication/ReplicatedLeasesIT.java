@@ -1,0 +1,307 @@
+package com.example.crawl.egress.replication;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.example.crawl.egress.clock.NanoClock;
+import com.example.crawl.egress.config.OperatorConfig;
+import com.example.crawl.egress.lease.Acquisition;
+import com.example.crawl.egress.lease.BanListener;
+import com.example.crawl.egress.lease.Candidate;
+import com.example.crawl.egress.lease.Lease;
+import com.example.crawl.egress.lease.LeaseIds;
+import com.example.crawl.egress.lease.LeaseService;
+import com.example.crawl.egress.lease.LeaseService.Placement;
+import com.example.crawl.egress.lease.LeaseState;
+import com.example.crawl.egress.lease.LeaseStore;
+import com.example.crawl.egress.lease.LeaseStore.Reported;
+import com.example.crawl.egress.lease.ReportResult;
+import com.example.crawl.egress.proxy.MockCluster;
+import com.example.crawl.egress.runtime.ObjectEvent;
+import io.fabric8.kubernetes.api.model.Secret;
+import io.fabric8.kubernetes.api.model.SecretBuilder;
+import io.fabric8.kubernetes.client.ConfigBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Replicas of the lease service in one JVM, each with its own API client, against the mock API
+ * server: what the state Secret holds when a report is acknowledged, what a new leader takes over
+ * after its predecessor vanished or handed over, and how the leader meets a Secret edited,
+ * deleted, of a newer format or written by a successor.
+ */
+class ReplicatedLeasesIT {
+
+    private static final String OPS = "ops";
+    private static final String ID = "egress-proxies-operator";
+    private static final String STATE_PATH = "/api/v1/namespaces/ops/secrets/" + ID + "-lease-state";
+    private static final Duration TTL = Duration.ofMinutes(5);
+    private static final Duration WINDOW = Duration.ofMinutes(10);
+    private static final OperatorConfig.Leases LIMITS =
+            new OperatorConfig.Leases(TTL, Duration.ofHours(1), WINDOW, Duration.ofSeconds(30));
+    private static final ReplicatedLeases.Timing TIMING =
+            new ReplicatedLeases.Timing(Duration.ofMillis(50), Duration.ofMillis(300), Duration.ofSeconds(5));
+    private static final Duration WAIT = Duration.ofSeconds(20);
+    private static final Optional<String> SHOP = Optional.of("shop.example");
+    private static final Candidate A = new Candidate("crawl", "a", Map.of(), true, 10L, 2);
+
+    private MockCluster cluster;
+    private final List<Replica> replicas = new ArrayList<>();
+
+    /** One replica: its own client, store and service, and what it recorded. */
+    private final class Replica implements AutoCloseable {
+        final KubernetesClient client;
+        final LeaseStore store;
+        final ReplicatedLeases leases;
+        final List<ObjectEvent> events = new CopyOnWriteArrayList<>();
+        final List<String> bans = new CopyOnWriteArrayList<>();
+        final AtomicInteger fenced = new AtomicInteger();
+
+        Replica(String name, ReplicatedLeases.Timing timing) {
+            client = new KubernetesClientBuilder().withConfig(new ConfigBuilder()
+                    .withMasterUrl(cluster.client().getMasterUrl().toString()).withNamespace(OPS)
+                    .withRequestRetryBackoffLimit(0).build()).build();
+            StateSecrets secrets = new StateSecrets(client, OPS, ID);
+            store = new LeaseStore(LIMITS, Clock.systemUTC(), NanoClock.system(), new BanListener() {
+                @Override
+                public boolean banned(String proxyKey, String target, long nanoTime) {
+                    bans.add(proxyKey + " " + target);
+                    return true;
+                }
+
+                @Override
+                public Duration memory() {
+                    return Duration.ofHours(24);
+                }
+            });
+            leases = new ReplicatedLeases(store, secrets,
+                    new StateSecrets.Leader(name, URI.create("http://" + name + ".invalid:8090")), timing,
+                    NanoClock.system(), events::add, fenced::incrementAndGet);
+            leases.start();
+            MockCluster.await(WAIT, leases::synced);
+            replicas.add(this);
+        }
+
+        Replica(String name) {
+            this(name, TIMING);
+        }
+
+        Replica leading() {
+            leases.lead();
+            assertEquals(ReplicatedLeases.Role.SERVING, leases.role());
+            return this;
+        }
+
+        Lease lend(Optional<String> target) {
+            return assertInstanceOf(Acquisition.Granted.class, leases.acquire(List.of(A), Map.of(), target, TTL)).lease();
+        }
+
+        /** kill -9, as far as the API server can tell: nothing more arrives from this replica. */
+        void vanish() {
+            client.close();
+            replicas.remove(this);
+        }
+
+        @Override
+        public void close() {
+            leases.close();
+            client.close();
+        }
+    }
+
+    @BeforeEach
+    void start() {
+        cluster = MockCluster.start();
+    }
+
+    @AfterEach
+    void stop() {
+        replicas.forEach(Replica::close);
+        cluster.close();
+    }
+
+    private Optional<StateSecrets.Stored> stored() {
+        return new StateSecrets(cluster.client(), OPS, ID).read();
+    }
+
+    private LeaseState state() {
+        StateSecrets.Stored s = stored().orElseThrow();
+        return StateCodec.decode(s.state().orElseThrow(), s.term());
+    }
+
+    private static boolean coolsDown(LeaseState state, String proxy, String target) {
+        return state.cooldowns().stream().anyMatch(c -> c.proxyKey().equals(proxy) && c.target().equals(target));
+    }
+
+    @Test
+    void shouldAcknowledgeAReportOnlyOnceTheSecretHoldsIt() {
+        Replica leader = new Replica("a").leading();
+        Lease lease = leader.lend(SHOP);
+        cluster.failNext(3, "PUT", STATE_PATH, 500);
+
+        assertEquals(Reported.ACCEPTED, leader.leases.report(lease.id(), ReportResult.BANNED, Optional.empty()));
+        assertTrue(coolsDown(state(), "crawl/a", "shop.example"), "in the Secret when acknowledged");
+        assertTrue(cluster.writes().stream().filter(r -> r.path().equals(STATE_PATH)).count() >= 4,
+                "three refused writes, then the one that held it");
+    }
+
+    @Test
+    void shouldNotAcknowledgeAReportItCouldNotStoreAndStillStoreItLater() {
+        Replica leader = new Replica("a", new ReplicatedLeases.Timing(Duration.ofMillis(50), Duration.ofMillis(300),
+                Duration.ofMillis(300))).leading();
+        Lease lease = leader.lend(SHOP);
+        cluster.failNext(5, "PUT", STATE_PATH, 429);
+
+        LeaseService.Unavailable refused = assertThrows(LeaseService.Unavailable.class,
+                () -> leader.leases.report(lease.id(), ReportResult.RATE_LIMITED, Optional.empty()));
+        assertEquals(Duration.ofSeconds(1), refused.retryAfter());
+        assertFalse(coolsDown(state(), "crawl/a", "shop.example"), "not acknowledged, and not stored yet");
+        MockCluster.await(WAIT, () -> coolsDown(state(), "crawl/a", "shop.example"));
+    }
+
+    @Test
+    void shouldTakeOverWhatWasAcknowledgedWhenTheLeaderVanishes() {
+        Replica a = new Replica("a").leading();
+        Replica b = new Replica("b");
+        Lease first = a.lend(SHOP);
+        a.leases.report(first.id(), ReportResult.BANNED, Optional.empty());
+        MockCluster.await(WAIT, () -> b.leases.placement().equals(new Placement.Leader(URI.create("http://a.invalid:8090"))));
+        MockCluster.await(WAIT, () -> Integer.valueOf(1).equals(b.leases.activeCounts().get("crawl/a")));
+        Lease lost = a.lend(Optional.of("news.example")); // after the last write: only its id knows it
+        a.vanish();
+
+        b.leading();
+        assertInstanceOf(Acquisition.NoMatch.class, b.leases.acquire(List.of(A), Map.of(), SHOP, TTL),
+                "the acknowledged ban holds on the new leader");
+        assertEquals(List.of("crawl/a shop.example"), b.bans, "and reached its ban listener");
+        assertEquals(Reported.ACCEPTED, b.leases.report(first.id(), ReportResult.OK, Optional.empty()));
+        assertEquals(Reported.ACCEPTED, b.leases.report(lost.id(), ReportResult.RATE_LIMITED, Optional.empty()),
+                "a lease granted in the old leader's last moment still takes its report");
+        b.leases.release(first.id());
+        b.leases.release(lost.id());
+        assertEquals(2, stored().orElseThrow().term());
+    }
+
+    @Test
+    void shouldHandOverEveryLeaseAndNameNoLeaderOnClose() {
+        Replica a = new Replica("a").leading();
+        Replica b = new Replica("b");
+        a.lend(SHOP);
+        a.lend(SHOP); // both of the proxy's slots, the second not yet written
+
+        a.leases.close();
+        assertEquals(Optional.empty(), stored().orElseThrow().leader());
+        assertEquals(2, state().leases().size());
+        MockCluster.await(WAIT, () -> b.leases.placement() instanceof Placement.Nowhere);
+
+        b.leading();
+        assertEquals(1, assertInstanceOf(Acquisition.NoMatch.class,
+                b.leases.acquire(List.of(A), Map.of(), Optional.empty(), TTL)).atCapacity(), "both slots still taken");
+    }
+
+    @Test
+    void shouldStopServingOnceASuccessorHasWritten() {
+        Replica a = new Replica("a").leading();
+        Lease lease = a.lend(SHOP);
+        Replica b = new Replica("b").leading(); // a was cut off and did not notice its lost election
+
+        assertThrows(LeaseService.Unavailable.class,
+                () -> a.leases.report(lease.id(), ReportResult.BANNED, Optional.empty()));
+        MockCluster.await(WAIT, () -> a.fenced.get() == 1);
+        assertEquals(ReplicatedLeases.Role.FENCED, a.leases.role());
+        assertInstanceOf(Placement.Nowhere.class, a.leases.placement());
+        assertEquals(2, stored().orElseThrow().term(), "the successor's state stands");
+        assertEquals(Reported.ACCEPTED, b.leases.report(lease.id(), ReportResult.BANNED, Optional.empty()));
+    }
+
+    @Test
+    void shouldWriteOverAHandEditWithAnEvent() {
+        Replica a = new Replica("a").leading();
+        a.leases.report(a.lend(SHOP).id(), ReportResult.BANNED, Optional.empty());
+        Secret edited = new SecretBuilder(cluster.client().secrets().inNamespace(OPS).withName(ID + "-lease-state").get())
+                .addToData("state", Base64.getEncoder().encodeToString("{}".getBytes(StandardCharsets.UTF_8))).build();
+        cluster.client().secrets().inNamespace(OPS).resource(edited).update();
+
+        MockCluster.await(WAIT, () -> stored().orElseThrow().state().map(bytes -> {
+            try {
+                return coolsDown(StateCodec.decode(bytes, 1), "crawl/a", "shop.example");
+            } catch (IllegalArgumentException e) {
+                return false;
+            }
+        }).orElse(false));
+        MockCluster.await(WAIT, () -> a.events.stream().anyMatch(e -> e.reason() == LeaseStateEventReason.LeaseStateRebuilt));
+        assertEquals("Secret", a.events.getFirst().regarding().kind());
+    }
+
+    @Test
+    void shouldWriteADeletedStateAndKeyAgain() {
+        Replica a = new Replica("a").leading();
+        a.leases.report(a.lend(SHOP).id(), ReportResult.BANNED, Optional.empty());
+        byte[] key = keyBytes();
+        cluster.client().secrets().inNamespace(OPS).withName(ID + "-lease-state").delete();
+        cluster.client().secrets().inNamespace(OPS).withName(ID + "-lease-key").delete();
+
+        MockCluster.await(WAIT, () -> stored().isPresent() && coolsDown(state(), "crawl/a", "shop.example"));
+        MockCluster.await(WAIT, () -> cluster.client().secrets().inNamespace(OPS).withName(ID + "-lease-key").get() != null);
+        assertArrayEquals(key, keyBytes(), "the same key: every lease id granted so far still verifies");
+        assertTrue(a.events.stream().filter(e -> e.reason() == LeaseStateEventReason.LeaseStateRebuilt).count() >= 2);
+    }
+
+    @Test
+    void shouldRefuseAStateOfANewerFormatWithoutTouchingIt() throws Exception {
+        new Replica("a").leading().close();
+        Secret newer = new SecretBuilder(cluster.client().secrets().inNamespace(OPS).withName(ID + "-lease-state").get())
+                .addToData("format", Base64.getEncoder().encodeToString("2".getBytes(StandardCharsets.US_ASCII))).build();
+        String version = cluster.client().secrets().inNamespace(OPS).resource(newer).update().getMetadata()
+                .getResourceVersion();
+
+        Replica b = new Replica("b");
+        b.leases.lead();
+        assertEquals(ReplicatedLeases.Role.REFUSED, b.leases.role());
+        assertFalse(b.leases.ready());
+        Placement.Nowhere why = assertInstanceOf(Placement.Nowhere.class, b.leases.placement());
+        assertTrue(why.reason().contains("format 2"), why.reason());
+        assertThrows(LeaseService.Unavailable.class, () -> b.leases.acquire(List.of(A), Map.of(), SHOP, TTL));
+        assertEquals(version, stored().orElseThrow().resourceVersion(), "not overwritten");
+        assertEquals(LeaseStateEventReason.LeaseStateRefused, b.events.getFirst().reason());
+    }
+
+    @Test
+    void shouldWriteNothingPerLeasePairBeyondOneSnapshotAnInterval() throws Exception {
+        Replica a = new Replica("a", new ReplicatedLeases.Timing(Duration.ofMillis(50), Duration.ofSeconds(1),
+                Duration.ofSeconds(5))).leading();
+        cluster.reset();
+        long start = System.nanoTime();
+        int pairs = 0;
+        while (System.nanoTime() - start < Duration.ofSeconds(2).toNanos()) {
+            a.leases.release(a.lend(Optional.empty()).id());
+            pairs++;
+        }
+        long writes = cluster.writes().stream().filter(r -> r.path().equals(STATE_PATH)).count();
+        assertTrue(pairs > 100, "pairs: " + pairs);
+        assertTrue(writes <= 3, writes + " state writes for " + pairs + " lease pairs in 2 s");
+    }
+
+    private byte[] keyBytes() {
+        return Base64.getDecoder().decode(cluster.client().secrets().inNamespace(OPS).withName(ID + "-lease-key").get()
+                .getData().get("key"));
+    }
+}
