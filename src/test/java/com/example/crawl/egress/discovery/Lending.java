@@ -79,6 +79,11 @@ public final class Lending implements AutoCloseable {
         return new RawHttp(server.address(), Optional.empty());
     }
 
+    /** Where the server listens. */
+    InetSocketAddress address() {
+        return server.address();
+    }
+
     /** The server's lease store. */
     LeaseStore leases() {
         return leases;
