@@ -226,13 +226,7 @@ class BadInputIT {
     }
 
     private static byte[] chunked(String target, String body) {
-        StringBuilder out = new StringBuilder(head("POST", target)).append("Transfer-Encoding: chunked\r\n")
-                .append("Connection: close\r\n\r\n");
-        for (int i = 0; i < body.length(); i += 4096) {
-            String chunk = body.substring(i, Math.min(body.length(), i + 4096));
-            out.append(Integer.toHexString(chunk.length())).append("\r\n").append(chunk).append("\r\n");
-        }
-        return out.append("0\r\n\r\n").toString().getBytes(UTF_8);
+        return RawHttp.chunked("POST", target, auth(), body.getBytes(UTF_8));
     }
 
     private static byte[] bytes(String before, byte[] middle, String after) {

@@ -22,7 +22,8 @@ import tools.jackson.databind.JsonNode;
  * What discovery lists and lends, asked over HTTP the way a crawler asks: a real
  * {@link DiscoveryServer} on loopback, as {@code Main} wires it, over the Proxies a supplier hands
  * out (the informer cache's part) and a lease store of its own on a fake clock. For tests outside
- * this package that need to know whether a Proxy, as the operator left it, would be lent.
+ * this package that need to know whether a Proxy, as the operator left it, would be lent; and,
+ * through {@link #serving}, for this package's unit tests of the server's layers.
  */
 public final class Lending implements AutoCloseable {
 
@@ -34,13 +35,14 @@ public final class Lending implements AutoCloseable {
     private final RawHttp http;
 
     private Lending(Supplier<? extends Collection<Proxy>> proxies,
-            Function<Proxy, Optional<ProxyCredentials>> credentials) throws IOException {
+            Function<Proxy, Optional<ProxyCredentials>> credentials, Optional<String> token,
+            DiscoveryServer.Instrumentation instrumentation) throws IOException {
         FakeClock clock = new FakeClock(DiscoveryWorld.START);
         leases = new LeaseStore(DiscoveryWorld.LIMITS, clock, () -> TimeUnit.MILLISECONDS.toNanos(clock.millis()));
-        server = new DiscoveryServer(new InetSocketAddress("127.0.0.1", 0), proxies, credentials, leases,
-                Optional.of(DiscoveryWorld.TOKEN), DiscoveryServer.Instrumentation.NONE);
+        server = new DiscoveryServer(new InetSocketAddress("127.0.0.1", 0), proxies, credentials, leases, token,
+                instrumentation);
         server.start();
-        http = new RawHttp(server.address(), Optional.of(DiscoveryWorld.TOKEN));
+        http = new RawHttp(server.address(), token);
     }
 
     /**
@@ -50,11 +52,41 @@ public final class Lending implements AutoCloseable {
      */
     public static Lending over(Supplier<? extends Collection<Proxy>> proxies,
             Function<Proxy, Optional<ProxyCredentials>> credentials) {
+        return serving(proxies, credentials, Optional.of(DiscoveryWorld.TOKEN), DiscoveryServer.Instrumentation.NONE);
+    }
+
+    /**
+     * A started server as {@link #over} makes, for this package's unit tests of the server's
+     * layers: it wants {@code token} (empty: none) and reports to {@code instrumentation}.
+     */
+    static Lending serving(Supplier<? extends Collection<Proxy>> proxies,
+            Function<Proxy, Optional<ProxyCredentials>> credentials, Optional<String> token,
+            DiscoveryServer.Instrumentation instrumentation) {
         try {
-            return new Lending(proxies, credentials);
+            return new Lending(proxies, credentials, token, instrumentation);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+    }
+
+    /** A client that sends the server's token (none when it wants none). */
+    RawHttp http() {
+        return http;
+    }
+
+    /** A client that sends no {@code Authorization} header. */
+    RawHttp httpWithoutToken() {
+        return new RawHttp(server.address(), Optional.empty());
+    }
+
+    /** Where the server listens. */
+    InetSocketAddress address() {
+        return server.address();
+    }
+
+    /** The server's lease store. */
+    LeaseStore leases() {
+        return leases;
     }
 
     /** {@code namespace/name} of every proxy {@code GET /v1/proxies} lists. */

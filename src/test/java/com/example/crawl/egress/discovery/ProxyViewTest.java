@@ -40,6 +40,25 @@ class ProxyViewTest {
         assertTrue(external.candidate().healthy());
         ProxyView v6 = ProxyView.of(DiscoveryWorld.managed("v6", "fd00::1", Map.of(), 1, true, 1L)).orElseThrow();
         assertEquals("http://[fd00::1]:3128", v6.url());
+        assertEquals("http://[::1]:3128",
+                ProxyView.of(DiscoveryWorld.managed("lo", "::1", Map.of(), 1, true, 1L)).orElseThrow().url());
+    }
+
+    @Test
+    void shouldListEveryAttributeInNameOrder() {
+        ObjectNode listed = ProxyView.of(DiscoveryWorld.managed("m", "10.1.2.3", Map.of("zone", "b", "region", "eu"),
+                1, true, 7L)).orElseThrow().toJson(0);
+        assertEquals("{\"region\":\"eu\",\"zone\":\"b\"}", listed.get("attributes").toString());
+    }
+
+    @Test
+    void shouldSortByNamespaceThenName() {
+        Proxy later = DiscoveryWorld.managed("a", "10.0.0.1", Map.of(), 1, true, 1L);
+        later.getMetadata().setNamespace("ns-b");
+        Proxy first = DiscoveryWorld.managed("z", "10.0.0.2", Map.of(), 1, true, 1L);
+        first.getMetadata().setNamespace("ns-a");
+        ProxyCatalog catalog = new ProxyCatalog(() -> List.of(later, first));
+        assertEquals(List.of("ns-a/z", "ns-b/a"), catalog.current().views().stream().map(ProxyView::key).toList());
     }
 
     @Test

@@ -108,6 +108,27 @@ final class RawHttp {
         return all;
     }
 
+    /**
+     * Like {@link #request}, but the body goes {@code Transfer-Encoding: chunked}, 4 KiB a chunk,
+     * so the server learns its length only by reading it.
+     */
+    static byte[] chunked(String method, String target, List<String> headers, byte[] body) {
+        StringBuilder head = new StringBuilder(method).append(' ').append(target).append(" HTTP/1.1\r\n")
+                .append("Host: localhost\r\n");
+        headers.forEach(h -> head.append(h).append("\r\n"));
+        head.append("Transfer-Encoding: chunked\r\nConnection: close\r\n\r\n");
+        ByteArrayOutputStream out = new ByteArrayOutputStream(body.length + body.length / 512 + 64);
+        out.writeBytes(head.toString().getBytes(StandardCharsets.UTF_8));
+        for (int i = 0; i < body.length; i += 4096) {
+            int n = Math.min(4096, body.length - i);
+            out.writeBytes((Integer.toHexString(n) + "\r\n").getBytes(StandardCharsets.US_ASCII));
+            out.write(body, i, n);
+            out.writeBytes("\r\n".getBytes(StandardCharsets.US_ASCII));
+        }
+        out.writeBytes("0\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+        return out.toByteArray();
+    }
+
     /** Sends raw bytes on a new connection and reads until the server closes it. */
     Reply send(byte[] raw) throws IOException {
         try (Socket socket = new Socket()) {

@@ -63,6 +63,35 @@ class RequestParsingTest {
     }
 
     @Test
+    void shouldSayWhatIsWrongWithABodyOrATtl() {
+        assertTrue(acquireMessage("{\"selector\":").startsWith("the body is not valid JSON (line 1, column "),
+                "where the JSON broke");
+        assertEquals("the body must be a JSON object, not an array", acquireMessage("[]"));
+        assertEquals("ttlSeconds must be a whole number from 1 to 3600, not a number with a fraction or exponent",
+                acquireMessage("{\"ttlSeconds\":1.5}"));
+        assertEquals("ttlSeconds must be a whole number from 1 to 3600, not a string",
+                acquireMessage("{\"ttlSeconds\":\"60\"}"));
+    }
+
+    @Test
+    void shouldEchoAClientsTextUpToItsLimitAndCutTheRest() {
+        String name = "n".repeat(64);
+        assertTrue(acquireMessage("{\"" + name + "\":1}").startsWith("unknown field \"" + name + "\";"));
+        assertTrue(acquireMessage("{\"" + name + "x\":1}").startsWith("unknown field \"" + name + "...\";"));
+    }
+
+    @Test
+    void shouldTakeATargetUpToTheLengthOfADnsName() {
+        String longest = "a".repeat(JsonBodies.MAX_TARGET_LENGTH);
+        assertEquals(longest, acquire("{\"target\":\"" + longest + "\"}").target().orElseThrow());
+        assertEquals(ErrorCode.INVALID_TARGET, acquireError("{\"target\":\"" + longest + "a\"}"));
+    }
+
+    private static String acquireMessage(String json) {
+        return assertThrows(ApiException.class, () -> acquire(json)).getMessage();
+    }
+
+    @Test
     void shouldReadReports() {
         assertEquals(new ReportRequest(ReportResult.BANNED, Optional.of("shop.example")),
                 ReportRequest.parse("{\"result\":\"banned\",\"target\":\"shop.example\"}".getBytes(UTF_8)));
@@ -80,6 +109,9 @@ class RequestParsingTest {
         assertEquals(new ProxyQuery(Map.of("region", "eu west", "k/ü", "v&w"), Optional.of(true)),
                 ProxyQuery.parse("attr.region=eu+west&attr.k%2F%C3%BC=v%26w&healthy=true&"));
         assertEquals(new ProxyQuery(Map.of("a", ""), Optional.of(false)), ProxyQuery.parse("attr.a=&healthy=false"));
+        assertEquals(new ProxyQuery(Map.of("a", "A b\t c"), Optional.empty()), ProxyQuery.parse("attr.a=%41%20b%09+c"),
+                "escapes at the start, with a zero digit, and + as a space");
+        assertEquals(new ProxyQuery(Map.of("a", " x"), Optional.empty()), ProxyQuery.parse("attr.a=+x"));
         for (String bad : new String[] {"attr.=x", "healthy=1", "healthy", "limit=5", "attr.a=1&attr.a=1",
                 "healthy=true&healthy=true", "attr.a=%E2%82", "attr.a=%4", "attr.a=%g0"}) {
             assertEquals(ErrorCode.INVALID_QUERY, assertThrows(ApiException.class, () -> ProxyQuery.parse(bad)).code(),
