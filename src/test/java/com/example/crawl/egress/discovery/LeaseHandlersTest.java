@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.example.crawl.egress.api.Proxy;
 import com.example.crawl.egress.api.ProxyCredentials;
 import com.example.crawl.egress.lease.Lease;
+import com.example.crawl.egress.lease.LeaseIds;
 import io.opentelemetry.api.OpenTelemetry;
 import java.util.List;
 import java.util.Map;
@@ -26,7 +27,7 @@ import tools.jackson.databind.JsonNode;
  */
 class LeaseHandlersTest {
 
-    private static final String UNKNOWN_ID = "f".repeat(LeaseIds.LENGTH);
+    private static final String UNKNOWN_ID = "AQAAAAAAAAAAAAABoibBHcDaYgJDUxHBWoCbdH0ACmNyYXdsL2Zhc3QBAAtleGFtcGxlLmNvbQqxGGQM_GsWjWTtW9oYpYY";
 
     /** What the credentials cache holds, by proxy name; a Managed proxy missing here cannot be lent. */
     private final Map<String, ProxyCredentials> secrets = new ConcurrentHashMap<>();
