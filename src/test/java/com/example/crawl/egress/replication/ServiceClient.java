@@ -102,6 +102,7 @@ final class ServiceClient implements AutoCloseable {
     private final AtomicLong failed = new AtomicLong();
     private final Queue<String> failures = new ConcurrentLinkedQueue<>();
     private final Map<String, AtomicLong> seen503 = new ConcurrentHashMap<>();
+    private final Map<String, AtomicLong> answeredBy = new ConcurrentHashMap<>();
     private final Queue<String> bad503s = new ConcurrentLinkedQueue<>();
     private final AtomicLong retryAfterMaxSeconds = new AtomicLong();
     private long runStart = -1; // guarded by this: nanoTime of the first 503 of the open run, -1 when none
@@ -196,7 +197,10 @@ final class ServiceClient implements AutoCloseable {
 
     /** A summary for messages and the closing note. */
     String summary() {
-        return "failed " + failed() + " " + failures() + ", 503s " + seen503() + ", longest 503 run "
+        Map<String, Long> by = new LinkedHashMap<>();
+        answeredBy.forEach((k, v) -> by.put(k, v.get()));
+        return "answers by replica " + by + ", failed " + failed() + " " + failures() + ", 503s " + seen503()
+                + ", longest 503 run "
                 + longest503Run().toMillis() + " ms, Retry-After max " + retryAfterMaxSeconds() + " s, bad 503s "
                 + bad503s();
     }
@@ -237,6 +241,7 @@ final class ServiceClient implements AutoCloseable {
             }
             long now = System.nanoTime();
             Duration took = Duration.ofNanos(now - start);
+            answeredBy.computeIfAbsent(to.name(), n -> new AtomicLong()).incrementAndGet();
             if (response.statusCode() != 503) {
                 if (route.contains("/v1/leases")) {
                     leaseAnswered(now);
