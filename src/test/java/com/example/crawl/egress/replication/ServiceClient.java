@@ -38,7 +38,8 @@ import tools.jackson.databind.node.MissingNode;
  * <li>any other status is the answer.
  * </ul>
  * A call that runs out of time is an ultimately failed request: counted, and answered with status
- * 0. {@link #callOn} pins a call to one replica (to ask every replica the same question); there a
+ * 0. A lease call whose connection broke after it was sent is retried too, as a crawler would: the
+ * lease it may have been granted unawares ends with its TTL (docs/api.md, Connections). {@link #callOn} pins a call to one replica (to ask every replica the same question); there a
  * refused connection is retried on that replica until it listens.
  *
  * <p>It also measures, for the test: 503s seen (per route) and the longest run of 503s on lease
