@@ -8,11 +8,10 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.HashSet;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.function.Consumer;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -72,8 +71,12 @@ public final class LeaseStore implements LeaseService, AutoCloseable {
     private final Cooldowns cooldowns = new Cooldowns(); // guarded by lock
     /** The bans the listener keeps, by proxy and target: when each was last reported. */
     private final TargetTimes keptBans = new TargetTimes(Cooldowns.PER_PROXY, Cooldowns.TOTAL); // guarded by lock
-    /** Digests of leases of earlier terms that were taken over: one of those not held was released. */
-    private final Set<String> takenOver = new HashSet<>(); // guarded by lock
+    /**
+     * Leases of earlier terms this store knew of (taken over, adopted from their id, or released by
+     * id): one of those that is not held was released, and its signed id takes no report. Digest →
+     * the end of its report window on the monotonic clock, when it is forgotten.
+     */
+    private final Map<String, Long> takenOver = new HashMap<>(); // guarded by lock
     private long term; // guarded by lock
     private long version; // guarded by lock
     private ScheduledExecutorService sweeper; // guarded by lock
@@ -195,6 +198,12 @@ public final class LeaseStore implements LeaseService, AutoCloseable {
             if (held.get(digest) != null) {
                 held.remove(digest);
                 version++;
+            } else {
+                // A lease its predecessor granted last, released before it was ever reported:
+                // remember it, so that its id no longer takes a report.
+                ids.verify(id).filter(c -> c.term() < term).ifPresent(c -> takenOver.putIfAbsent(digest,
+                        nanoTime.nanoTime() + Duration.between(clock.instant(), c.expiresAt()).toNanos()
+                                + limits.cooldownWindow().toNanos()));
             }
         } finally {
             lock.unlock();
@@ -248,7 +257,7 @@ public final class LeaseStore implements LeaseService, AutoCloseable {
      */
     private Held adoptable(String id, String digest, long now) {
         Optional<LeaseIds.Claims> claims = ids.verify(id);
-        if (claims.isEmpty() || claims.get().term() >= term || takenOver.contains(digest)) {
+        if (claims.isEmpty() || claims.get().term() >= term || takenOver.containsKey(digest)) {
             return null;
         }
         Instant expiresAt = claims.get().expiresAt();
@@ -258,7 +267,7 @@ public final class LeaseStore implements LeaseService, AutoCloseable {
             return null;
         }
         held.add(adopted);
-        takenOver.add(digest);
+        takenOver.put(digest, adopted.endsAt() + limits.cooldownWindow().toNanos());
         version++;
         return adopted;
     }
@@ -330,6 +339,7 @@ public final class LeaseStore implements LeaseService, AutoCloseable {
             now = nanoTime.nanoTime();
             held.sweep(now, limits.cooldownWindow().toNanos());
             cooldowns.sweep(now);
+            takenOver.values().removeIf(until -> now - until >= 0);
             long memory = bans.memory().toNanos();
             keptBans.removeIf(at -> now - at >= memory);
         } finally {
@@ -485,7 +495,10 @@ public final class LeaseStore implements LeaseService, AutoCloseable {
             this.term = term;
             this.ids = ids;
             takenOver.clear();
-            state.leases().forEach(l -> takenOver.add(l.digest()));
+            long window = limits.cooldownWindow().toNanos();
+            for (Held h : held.all()) {
+                takenOver.put(h.digest(), h.endsAt() + window);
+            }
             keptBans.forEach((proxy, target, at) -> told.add(new Ban(proxy, target, at)));
         } finally {
             lock.unlock();

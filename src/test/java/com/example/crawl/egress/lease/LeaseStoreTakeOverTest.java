@@ -115,6 +115,20 @@ class LeaseStoreTakeOverTest {
     }
 
     @Test
+    void shouldRefuseTheReportOfALostLeaseReleasedFirst() {
+        LeaseState written = old.snapshot().state();
+        Lease lost = lend(old, proxy("a", 3), SHOP);
+        next.takeOver(written, 1);
+
+        next.release(lost.id());
+        assertEquals(Reported.UNKNOWN_LEASE, next.report(lost.id(), ReportResult.BANNED, Optional.empty()),
+                "released, though this store never held it");
+        next.sweep();
+        assertEquals(Reported.UNKNOWN_LEASE, next.report(lost.id(), ReportResult.BANNED, Optional.empty()),
+                "a sweep within its window keeps that memory");
+    }
+
+    @Test
     void shouldRefuseALostLeasePastItsWindowAForgeryAndAReleasedLeaseOfThisTerm() {
         Candidate a = proxy("a", 3);
         LeaseState written = old.snapshot().state();

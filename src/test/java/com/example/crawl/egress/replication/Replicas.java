@@ -29,13 +29,6 @@ import java.util.stream.Collectors;
  */
 final class Replicas implements AutoCloseable {
 
-    /**
-     * Issue 25's flags, which today's jar does not know (an unknown flag is exit 2): switch this on
-     * once the replicated lease service is in the jar. With it off the replicas run as today, each
-     * with a lease store of its own, which is what the failing-first runs of these ITs measured.
-     */
-    static final boolean REPLICATED_LEASE_FLAGS = false;
-
     static final String TOKEN = "replica-token";
     static final String ELECTION_NAMESPACE = "ops";
     static final String ELECTION_ID = "egress-proxies-operator";
@@ -69,11 +62,9 @@ final class Replicas implements AutoCloseable {
         this.flags = List.copyOf(common);
     }
 
-    /** The flags of issue 25 for a replica listening on {@code discoveryPort}; empty while they are off. */
+    /** Where a replica listening on {@code discoveryPort} is reached by the others while it leads. */
     private static List<String> replicationFlags(int discoveryPort) {
-        return REPLICATED_LEASE_FLAGS
-                ? List.of("--advertise-url=http://127.0.0.1:" + discoveryPort, "--lease-commit-interval=200ms")
-                : List.of();
+        return List.of("--advertise-url=http://127.0.0.1:" + discoveryPort, "--lease-commit-interval=200ms");
     }
 
     /** Starts a replica and waits until its {@code /readyz} answers 200. */
