@@ -29,7 +29,9 @@ import java.util.Set;
  * <li>secrets: informers over labelled cloud-init and credentials Secrets (list, watch); credentials
  *     Secrets created and read back after a 409 (create, get) and deleted with their Proxy; the
  *     kubernetes provider's password-file Secrets (create, get and update to take one over after a
- *     409, delete); the orphan sweep (list, delete).
+ *     409, delete); the orphan sweep (list, delete); the lease service's state and key Secrets in
+ *     the leader-election namespace: every replica watches them (list, watch), the leader reads
+ *     them (get), creates them and writes the state (create, update).
  * <li>pods: the kubernetes provider (create, get, delete; list across namespaces for the orphan
  *     sweep and the provider check).
  * <li>events.k8s.io events: the Event recorder creates an Event and patches its series; it never
