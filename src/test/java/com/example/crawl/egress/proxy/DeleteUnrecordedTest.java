@@ -9,6 +9,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.example.crawl.egress.api.Condition;
 import com.example.crawl.egress.api.Reason;
 import com.example.crawl.egress.cache.ProxyKey;
+import com.example.crawl.egress.provider.FakeProvider.Op;
+import com.example.crawl.egress.provider.ProviderException;
 import com.example.crawl.egress.runtime.EventSink;
 import com.example.crawl.egress.runtime.Outcome;
 import io.opentelemetry.api.trace.TracerProvider;
@@ -43,5 +45,22 @@ class DeleteUnrecordedTest {
         assertEquals(Outcome.DONE, reconciler.reconcile(key));
         assertTrue(rig.stored(key).isEmpty());
         assertEquals(List.of(), rig.provider.instances());
+    }
+
+    @Test
+    void shouldKeepTheProxyWhileItsProviderCannotBeAskedForAnUnrecordedInstance() {
+        ProxyKey key = rig.create("p1", Rig.managed());
+        assertInstanceOf(Outcome.Failed.class, reconciler.reconcile(key));
+        rig.delete(key);
+        rig.provider.failNext(Op.LIST, new ProviderException.Transient("connection reset"));
+
+        Outcome.Failed failed = assertInstanceOf(Outcome.Failed.class, reconciler.reconcile(key), "retried with backoff");
+
+        Condition provisioned = rig.condition(key, Condition.PROVISIONED);
+        assertTrue(provisioned.hasReason(Reason.Deleting) && provisioned.message().equals(failed.message())
+                && provisioned.message().contains("connection reset"), provisioned.toString());
+        assertTrue(rig.stored(key).isPresent(), "not released: the lost create's instance may still run");
+        assertEquals(1, rig.provider.instances().size());
+        assertEquals(Outcome.after(INTERVALS.deletionPoll()), reconciler.reconcile(key), "the retry finds it");
     }
 }

@@ -2,6 +2,7 @@ package com.example.crawl.egress.proxy;
 
 import static com.example.crawl.egress.proxy.Rig.INTERVALS;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.example.crawl.egress.api.Condition;
@@ -92,6 +93,28 @@ class ProviderChangeTest {
                 && provisioned.message().contains("made by provider \"gone\""), provisioned.toString());
         assertEquals(0, rig.provider.calls(Op.DELETE) + other.calls(Op.CREATE));
         assertEquals(1, rig.provider.instances().size());
+    }
+
+    @Test
+    void shouldKeepTheProxyAndSayWhatToDoWhenItIsDeletedAfterItsMakerLeftTheConfig() {
+        ProxyKey key = runningOnFake("p1");
+        String id = rig.status(key).providerID();
+        rig.annotate(key, Proxy.INSTANCE_PROVIDER_ANNOTATION, "gone");
+        rig.delete(key);
+
+        Outcome.Failed failed = assertInstanceOf(Outcome.Failed.class, rig.reconcile(key), "retried with backoff");
+
+        Condition provisioned = rig.condition(key, Condition.PROVISIONED);
+        assertTrue(provisioned.hasReason(Reason.Deleting) && provisioned.message().equals(failed.message())
+                && provisioned.message().contains("provider \"gone\"")
+                && provisioned.message().contains(Proxy.SKIP_CLEANUP_ANNOTATION), provisioned.toString());
+        assertTrue(rig.stored(key).isPresent(), "not released while its instance may run");
+        assertEquals(0, rig.provider.calls(Op.DELETE) + other.calls(Op.DELETE));
+
+        rig.annotate(key, Proxy.SKIP_CLEANUP_ANNOTATION, "true");
+        assertEquals(Outcome.DONE, rig.reconcile(key), "the way out a human takes");
+        assertTrue(rig.stored(key).isEmpty());
+        assertTrue(rig.provider.find(id).isPresent(), "abandoned, as annotated");
     }
 
     @Test

@@ -19,6 +19,8 @@ import com.example.crawl.egress.api.ProxyStatus;
 import com.example.crawl.egress.api.Reason;
 import com.example.crawl.egress.api.SpecHash;
 import com.example.crawl.egress.cache.ProxyKey;
+import com.example.crawl.egress.fakeapi.FakeApi.CreateFault;
+import com.example.crawl.egress.fakeapi.FakeApi;
 import com.example.crawl.egress.provider.FakeProvider.Op;
 import com.example.crawl.egress.provider.FakeProvider;
 import com.example.crawl.egress.provider.Instance;
@@ -138,12 +140,17 @@ class ProxyReconcilerTest {
 
         assertEquals(Outcome.after(INTERVALS.deletionPoll()), rig.reconcile(key));
         assertEquals(Phase.Deleting, rig.status(key).phase());
+        Condition provisioned = rig.condition(key, Condition.PROVISIONED);
+        assertTrue(!provisioned.isTrue() && provisioned.hasReason(Reason.Deleting)
+                && provisioned.message().contains(id), provisioned.toString());
+        assertNull(rig.status(key).ip(), "no address for an instance being deleted");
         assertEquals(1, rig.provider.calls(Op.DELETE));
 
         assertEquals(Outcome.DONE, rig.reconcile(key));
         assertTrue(rig.stored(key).isEmpty(), "finalizer released, object gone");
         assertTrue(rig.provider.find(id).isEmpty());
         assertEquals(Outcome.DONE, rig.reconcile(key));
+        assertEquals(0, rig.reconciler.versions().size(), "nothing kept about a Proxy that is gone");
     }
 
     @Test
@@ -172,6 +179,7 @@ class ProxyReconcilerTest {
         assertEquals(1, rig.provider.calls(Op.DELETE));
         assertEquals(Optional.of(InstanceState.Terminated), rig.provider.find(id).map(Instance::state));
         assertTrue(rig.stored(key).isEmpty());
+        assertEquals(List.of(ProxyEventReason.InstanceCreated, ProxyEventReason.InstanceDeleted), rig.events.reasons(key));
     }
 
     @Test
@@ -354,6 +362,7 @@ class ProxyReconcilerTest {
 
         assertEquals(Outcome.after(INTERVALS.deletionPoll()), rig.reconcile(key));
         assertTrue(rig.condition(key, Condition.PROVISIONED).hasReason(Reason.Replacing));
+        assertNull(rig.status(key).ip(), "the stopped instance's address is gone with it");
         assertEquals(Outcome.after(INTERVALS.provisioningPoll()), rig.reconcile(key));
 
         assertEquals(2, rig.provider.calls(Op.CREATE));
@@ -389,6 +398,7 @@ class ProxyReconcilerTest {
         assertEquals(Outcome.after(INTERVALS.requeueNow()), rig.reconcile(key));
         assertEquals(List.of(), rig.store.writes());
         assertEquals(creates, rig.provider.calls(Op.CREATE));
+        assertEquals(1, rig.reconciler.versions().size(), "the Proxy's own writes remembered");
 
         rig.store.thawCache();
         assertEquals(Outcome.after(INTERVALS.provisioningPoll()), rig.reconcile(key));
@@ -417,6 +427,86 @@ class ProxyReconcilerTest {
         assertEquals(List.of(Proxy.FINALIZER), finalizers(key));
         assertEquals(List.of("update"), rig.store.writes());
         assertEquals(1, rig.provider.calls(Op.CREATE));
+    }
+
+    @Test
+    void shouldWaitForTheCacheToCatchUpWithAStatusOnlyWrite() {
+        ProxyKey key = running("p1");
+        rig.verdicts.put(key, new HealthVerdict("10.0.0.7", true, 12L, rig.clock.instant(), "probe succeeded"));
+        rig.store.freezeCache();
+        rig.reconcile(key);
+        assertEquals(Phase.Ready, rig.status(key).phase());
+        rig.store.clearWrites();
+
+        assertEquals(Outcome.after(INTERVALS.requeueNow()), rig.reconcile(key),
+                "the cache still shows the object before the health write: wait, do not write over it");
+        assertEquals(List.of(), rig.store.writes());
+
+        rig.store.thawCache();
+        assertEquals(Outcome.after(INTERVALS.driftPoll()), rig.reconcile(key));
+        assertEquals(List.of(), rig.store.writes(), "nothing left to write");
+    }
+
+    @Test
+    void shouldMarkAProxyWithoutASpecInvalid() {
+        ProxyKey key = rig.create("p1", null);
+
+        assertEquals(Outcome.after(INTERVALS.driftPoll()), rig.reconcile(key), "looked at again at the resync");
+
+        Condition provisioned = rig.condition(key, Condition.PROVISIONED);
+        assertTrue(provisioned.hasReason(Reason.InvalidSpec) && provisioned.message().contains("spec: required"),
+                provisioned.toString());
+        assertEquals(Phase.Failed, rig.status(key).phase());
+        assertEquals(List.of(), finalizers(key));
+        assertEquals(0, rig.provider.calls(Op.CREATE));
+    }
+
+    @Test
+    void shouldCreateTheInstanceWithInlineCloudInitAsWritten() {
+        ProxyKey key = rig.create("p1", withCloudInit(new CloudInit("#cloud-config\npackages: [squid]", null)));
+
+        assertEquals(Outcome.after(INTERVALS.provisioningPoll()), rig.reconcile(key));
+
+        assertEquals("#cloud-config\npackages: [squid]",
+                rig.provider.request(rig.status(key).providerID()).orElseThrow().cloudInit());
+    }
+
+    @Test
+    void shouldMakeNothingForAProxyDeletedBeforeTheOperatorSawIt() {
+        ProxyKey key = rig.create("p1", Rig.managed());
+        rig.api.delete(FakeApi.PROXY, key.namespace(), key.name(), List.of("orphan"));
+
+        assertEquals(Outcome.DONE, rig.reconcile(key));
+
+        assertEquals(0, rig.provider.calls(Op.CREATE) + rig.provider.calls(Op.LIST));
+        assertEquals(List.of("orphan"), finalizers(key), "ours never put on: nothing of ours holds the object");
+        assertEquals(List.of(), rig.store.secretWrites(), "no credentials made for it");
+    }
+
+    @Test
+    void shouldRetryWhenTheApiServerFailsAndCreateNothingMeanwhile() {
+        ProxyKey key = rig.create("p1", Rig.managed());
+        rig.api.failCreates(FakeApi.SECRET, CreateFault.REFUSED);
+
+        Outcome.Failed failed = assertInstanceOf(Outcome.Failed.class, rig.reconcile(key));
+
+        assertTrue(failed.message().startsWith("Kubernetes API request failed"), failed.message());
+        assertEquals(0, rig.provider.calls(Op.CREATE), "no instance without its credentials");
+        assertEquals(Outcome.after(INTERVALS.provisioningPoll()), rig.reconcile(key), "the retry provisions");
+    }
+
+    @Test
+    void shouldAdoptTheRecordedInstanceWhenBothItsAnnotationsWereRemovedByHand() {
+        ProxyKey key = running("p1");
+        Map<String, String> recorded = Map.copyOf(rig.stored(key).orElseThrow().getMetadata().getAnnotations());
+        rig.removeAnnotation(key, Proxy.SPEC_HASH_ANNOTATION);
+        rig.removeAnnotation(key, Proxy.INSTANCE_PROVIDER_ANNOTATION);
+
+        assertEquals(Outcome.after(INTERVALS.driftPoll()), rig.reconcile(key));
+
+        assertEquals(1, rig.provider.calls(Op.CREATE), "adopted through the spec's provider, not replaced");
+        assertEquals(0, rig.provider.calls(Op.DELETE));
+        assertEquals(recorded, rig.stored(key).orElseThrow().getMetadata().getAnnotations(), "both recorded again");
     }
 
     private List<String> finalizers(ProxyKey key) {
