@@ -152,9 +152,9 @@ final class Operator {
     }
 
     /**
-     * Readiness: both caches have synced (so discovery answers from a full cache), the lease service
-     * is warm (a follower holds the mirrored state; the leader serves), and on the leader every
-     * reconcile worker of both controllers is still running.
+     * Readiness: both caches have synced (so discovery answers from a full cache), the replica holds
+     * its copy of the lease state, and on the leader every reconcile worker of both controllers is
+     * still running.
      */
     static boolean ready(ProxyInformers informers, PoolInformer pools, ReplicatedLeases leases, LeaderElection election,
             Workers<?>... workers) {

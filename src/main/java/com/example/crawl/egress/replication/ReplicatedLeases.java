@@ -48,7 +48,7 @@ import org.slf4j.LoggerFactory;
  * calls {@code onFenced} (the process ends, as on a lost election). A refusal without a greater
  * term is a hand edit, and so is a deleted Secret: the leader writes what it holds over it and
  * records an Event ({@link LeaseStateEventReason}). A Secret of a greater format is never read or overwritten: the leader does not
- * serve, says why, and is not ready.
+ * serve and says why (lease calls get the reason in their 503).
  *
  * <p>{@link #close} on the leader is the handover: it stops serving, writes what it holds with no
  * leader named (so followers answer 503 at once instead of calling a replica on its way out), and
@@ -150,12 +150,13 @@ public final class ReplicatedLeases implements LeaseService, AutoCloseable {
     }
 
     /**
-     * Ready for traffic: a follower once its mirror is in, the leader once it serves. A leader that
-     * is loading, refused the state or was fenced is not.
+     * Ready for traffic once this replica holds its copy of the lease state (the watch's first
+     * list is in), whatever its role: lists are served from the replica's own cache and must not
+     * wait for a leader, and a lease call that no leader serves yet is a 503 with
+     * {@code Retry-After}, never an answer without the state.
      */
     public boolean ready() {
-        Role r = role;
-        return r == Role.SERVING || r == Role.FOLLOWING && synced();
+        return synced();
     }
 
     /**
@@ -207,17 +208,18 @@ public final class ReplicatedLeases implements LeaseService, AutoCloseable {
         } catch (StateSecrets.Conflict e) {
             return false;
         }
-        role = Role.SERVING;
-        LOG.atInfo().addKeyValue("term", next).addKeyValue("leases", state.leases().size())
-                .addKeyValue("cooldowns", state.cooldowns().size()).log("Serving leases");
         lock.lock();
         try {
-            if (role == Role.SERVING) {
-                writer = Thread.ofPlatform().daemon().name("lease-state-writer").start(this::writeLoop);
+            if (role != Role.LOADING) {
+                return true; // closed meanwhile: the handover is close()'s
             }
+            role = Role.SERVING;
+            writer = Thread.ofPlatform().daemon().name("lease-state-writer").start(this::writeLoop);
         } finally {
             lock.unlock();
         }
+        LOG.atInfo().addKeyValue("term", next).addKeyValue("leases", state.leases().size())
+                .addKeyValue("cooldowns", state.cooldowns().size()).log("Serving leases");
         return true;
     }
 
