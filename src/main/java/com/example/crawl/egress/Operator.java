@@ -175,6 +175,10 @@ final class Operator {
 
     /** This replica as the lease state names its leader; without an advertised URL followers cannot forward to it. */
     private static StateSecrets.Leader self(OperatorConfig config) {
+        if (config.replication().advertiseUrl().isEmpty() && config.leaderElection().enabled()) {
+            LoggerFactory.getLogger(Operator.class).atWarn().log("No --advertise-url and no POD_IP: while this replica "
+                    + "leads, the others answer lease calls 503 instead of passing them on to it");
+        }
         return new StateSecrets.Leader(config.leaderElection().identity(),
                 config.replication().advertiseUrl().orElse(URI.create("http://unadvertised.invalid/")));
     }
