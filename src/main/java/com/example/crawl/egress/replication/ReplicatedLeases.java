@@ -78,7 +78,7 @@ public final class ReplicatedLeases implements LeaseService, AutoCloseable {
     public record Timing(Duration commitInterval, Duration snapshotInterval, Duration reportDeadline) { }
 
     private final LeaseStore store;
-    private final StateSecrets secrets;
+    private final StateStore secrets;
     private volatile byte[] key; // read when leading
     private final Leader self;
     private final Timing timing;
@@ -113,6 +113,12 @@ public final class ReplicatedLeases implements LeaseService, AutoCloseable {
      * @param onFenced run once when a newer leader's write is found: this one must stop
      */
     public ReplicatedLeases(LeaseStore store, StateSecrets secrets, Leader self, Timing timing,
+            NanoClock nanoTime, EventSink events, Runnable onFenced) {
+        this(store, (StateStore) secrets, self, timing, nanoTime, events, onFenced);
+    }
+
+    /** As the public constructor, over any {@link StateStore}: a simulation's in memory. */
+    ReplicatedLeases(LeaseStore store, StateStore secrets, Leader self, Timing timing,
             NanoClock nanoTime, EventSink events, Runnable onFenced) {
         this.store = store;
         this.secrets = secrets;
