@@ -51,8 +51,9 @@ import org.slf4j.LoggerFactory;
  * serve and says why (lease calls get the reason in their 503).
  *
  * <p>{@link #close} on the leader is the handover: it stops serving, writes what it holds with no
- * leader named (so followers answer 503 at once instead of calling a replica on its way out), and
- * only then lets the election Lease go.
+ * leader named (so followers answer 503 at once instead of calling a replica on its way out),
+ * trying a refused write again for up to {@code reportDeadline}, and only then lets the election
+ * Lease go.
  *
  * <p>Thread-safe.
  */
@@ -78,15 +79,16 @@ public final class ReplicatedLeases implements LeaseService, AutoCloseable {
     public record Timing(Duration commitInterval, Duration snapshotInterval, Duration reportDeadline) { }
 
     /**
-     * Where the writer runs and how a takeover waits before it tries again: a thread of its own
-     * and the system's time in the operator ({@link #THREADS}); a simulation on a fake clock runs
-     * the writer's turns itself ({@link #writeDue}, {@link #writeTurn}) and lets its time pass.
+     * Where the writer runs and how a takeover or a handover waits before it tries again: a thread
+     * of its own and the system's time in the operator ({@link #THREADS}); a simulation on a fake
+     * clock runs the writer's turns itself ({@link #writeDue}, {@link #writeTurn}) and lets its
+     * time pass.
      */
     interface Stepping {
         /** Starts {@code writeLoop} on a thread of its own; null when the caller runs the writer's turns. */
         Thread startWriter(Runnable writeLoop);
 
-        /** Waits {@code nanos}: the backoff between two takeover attempts. */
+        /** Waits {@code nanos}: the backoff between two attempts of a takeover or a handover. */
         void pause(long nanos);
 
         Stepping THREADS = new Stepping() {
@@ -622,12 +624,7 @@ public final class ReplicatedLeases implements LeaseService, AutoCloseable {
             }
         }
         if (was == Role.SERVING) {
-            try {
-                write(Optional.empty());
-                LOG.atInfo().log("Handed the lease state over");
-            } catch (StateSecrets.Conflict | RuntimeException e) {
-                LOG.atWarn().addKeyValue("error", e.getMessage()).log("Could not write the lease state on handover");
-            }
+            handOver();
         }
         lock.lock();
         try {
@@ -638,6 +635,38 @@ public final class ReplicatedLeases implements LeaseService, AutoCloseable {
         }
         if (informer != null) {
             informer.close();
+        }
+    }
+
+    /**
+     * The handover's write, naming no leader, tried again after a failure (a 409 as the writer
+     * meets one) until it succeeds, a newer leader's write is found, or {@code reportDeadline} has
+     * passed: one refused write must not lose the grants since the last one, which the next leader
+     * would then lend again.
+     */
+    private void handOver() {
+        long start = nanoTime.nanoTime();
+        long backoff = TimeUnit.MILLISECONDS.toNanos(100);
+        while (true) {
+            try {
+                write(Optional.empty());
+                LOG.atInfo().log("Handed the lease state over");
+                return;
+            } catch (StateSecrets.Conflict e) {
+                conflicted();
+                if (role == Role.FENCED) {
+                    return; // a newer leader holds the state: nothing here to hand over
+                }
+            } catch (RuntimeException e) {
+                LOG.atWarn().addKeyValue("error", e.getMessage()).log("Could not write the lease state on handover");
+            }
+            if (nanoTime.nanoTime() - start >= timing.reportDeadline().toNanos()) {
+                LOG.atError().log("Gave up handing the lease state over: the next leader does not know the leases "
+                        + "granted since the last write");
+                return;
+            }
+            stepping.pause(backoff);
+            backoff = Math.min(backoff * 2, MAX_BACKOFF_NANOS);
         }
     }
 
