@@ -51,8 +51,9 @@ import org.slf4j.LoggerFactory;
  * serve and says why (lease calls get the reason in their 503).
  *
  * <p>{@link #close} on the leader is the handover: it stops serving, writes what it holds with no
- * leader named (so followers answer 503 at once instead of calling a replica on its way out), and
- * only then lets the election Lease go.
+ * leader named (so followers answer 503 at once instead of calling a replica on its way out),
+ * trying a refused write again for up to {@code reportDeadline}, and only then lets the election
+ * Lease go.
  *
  * <p>Thread-safe.
  */
@@ -77,14 +78,45 @@ public final class ReplicatedLeases implements LeaseService, AutoCloseable {
      */
     public record Timing(Duration commitInterval, Duration snapshotInterval, Duration reportDeadline) { }
 
+    /**
+     * Where the writer runs and how a takeover or a handover waits before it tries again: a thread
+     * of its own and the system's time in the operator ({@link #THREADS}); a simulation on a fake
+     * clock runs the writer's turns itself ({@link #writeDue}, {@link #writeTurn}) and lets its
+     * time pass.
+     */
+    interface Stepping {
+        /** Starts {@code writeLoop} on a thread of its own; null when the caller runs the writer's turns. */
+        Thread startWriter(Runnable writeLoop);
+
+        /** Waits {@code nanos}: the backoff between two attempts of a takeover or a handover. */
+        void pause(long nanos);
+
+        Stepping THREADS = new Stepping() {
+            @Override
+            public Thread startWriter(Runnable writeLoop) {
+                return Thread.ofPlatform().daemon().name("lease-state-writer").start(writeLoop);
+            }
+
+            @Override
+            public void pause(long nanos) {
+                try {
+                    TimeUnit.NANOSECONDS.sleep(nanos);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+        };
+    }
+
     private final LeaseStore store;
-    private final StateSecrets secrets;
+    private final StateStore secrets;
     private volatile byte[] key; // read when leading
     private final Leader self;
     private final Timing timing;
     private final NanoClock nanoTime;
     private final EventSink events;
     private final Runnable onFenced;
+    private final Stepping stepping;
 
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition wake = lock.newCondition();
@@ -114,6 +146,12 @@ public final class ReplicatedLeases implements LeaseService, AutoCloseable {
      */
     public ReplicatedLeases(LeaseStore store, StateSecrets secrets, Leader self, Timing timing,
             NanoClock nanoTime, EventSink events, Runnable onFenced) {
+        this(store, secrets, self, timing, nanoTime, events, onFenced, Stepping.THREADS);
+    }
+
+    /** As the public constructor, over any {@link StateStore} and {@link Stepping}: a simulation's. */
+    ReplicatedLeases(LeaseStore store, StateStore secrets, Leader self, Timing timing,
+            NanoClock nanoTime, EventSink events, Runnable onFenced, Stepping stepping) {
         this.store = store;
         this.secrets = secrets;
         this.self = self;
@@ -121,6 +159,7 @@ public final class ReplicatedLeases implements LeaseService, AutoCloseable {
         this.nanoTime = nanoTime;
         this.events = events;
         this.onFenced = onFenced;
+        this.stepping = stepping;
     }
 
     /** Starts mirroring the state Secret. Returns at once; {@link #synced} says when the first list is in. */
@@ -175,7 +214,7 @@ public final class ReplicatedLeases implements LeaseService, AutoCloseable {
                 backoff = TimeUnit.MILLISECONDS.toNanos(100); // a conflict: read again at once
             } catch (KubernetesClientException e) {
                 LOG.atWarn().addKeyValue("error", e.getMessage()).log("Could not take the lease state over; retrying");
-                pause(backoff);
+                stepping.pause(backoff);
                 backoff = Math.min(backoff * 2, MAX_BACKOFF_NANOS);
             }
         }
@@ -214,7 +253,7 @@ public final class ReplicatedLeases implements LeaseService, AutoCloseable {
                 return true; // closed meanwhile: the handover is close()'s
             }
             role = Role.SERVING;
-            writer = Thread.ofPlatform().daemon().name("lease-state-writer").start(this::writeLoop);
+            writer = stepping.startWriter(this::writeLoop);
         } finally {
             lock.unlock();
         }
@@ -348,19 +387,39 @@ public final class ReplicatedLeases implements LeaseService, AutoCloseable {
             } finally {
                 lock.unlock();
             }
-            try {
-                write(Optional.of(self));
-                backoff = 0;
-            } catch (StateSecrets.Conflict e) {
-                conflicted();
-            } catch (KubernetesClientException e) {
-                LOG.atWarn().addKeyValue("error", e.getMessage()).addKeyValue("code", e.getCode())
-                        .log("Lease state write failed; retrying");
-                backoff = Math.min(Math.max(backoff * 2, TimeUnit.MILLISECONDS.toNanos(100)), MAX_BACKOFF_NANOS);
-            } catch (RuntimeException e) {
-                LOG.atError().setCause(e).log("Lease state write failed; retrying");
-                backoff = MAX_BACKOFF_NANOS;
-            }
+            backoff = writeTurn(backoff);
+        }
+    }
+
+    /** Whether the writer would write now: serving, and {@link #due}. */
+    boolean writeDue() {
+        lock.lock();
+        try {
+            return role == Role.SERVING && due();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * One write of the writer: what the store holds, naming this replica. Returns the backoff
+     * before the next one, from {@code backoff}, the last: 0 after a success, unchanged after a
+     * refusal (409), longer after any other failure.
+     */
+    long writeTurn(long backoff) {
+        try {
+            write(Optional.of(self));
+            return 0;
+        } catch (StateSecrets.Conflict e) {
+            conflicted();
+            return backoff;
+        } catch (KubernetesClientException e) {
+            LOG.atWarn().addKeyValue("error", e.getMessage()).addKeyValue("code", e.getCode())
+                    .log("Lease state write failed; retrying");
+            return Math.min(Math.max(backoff * 2, TimeUnit.MILLISECONDS.toNanos(100)), MAX_BACKOFF_NANOS);
+        } catch (RuntimeException e) {
+            LOG.atError().setCause(e).log("Lease state write failed; retrying");
+            return MAX_BACKOFF_NANOS;
         }
     }
 
@@ -531,6 +590,16 @@ public final class ReplicatedLeases implements LeaseService, AutoCloseable {
         return role;
     }
 
+    /** Reports waiting for their write now: for a simulation that runs each on a thread of its own. */
+    /* test */ int reportsWaiting() {
+        lock.lock();
+        try {
+            return lock.getWaitQueueLength(committedChanged);
+        } finally {
+            lock.unlock();
+        }
+    }
+
     /**
      * On the leader, the handover: stops serving, writes what it holds naming no leader, and stops
      * the writer; then stops mirroring. Idempotent.
@@ -555,12 +624,7 @@ public final class ReplicatedLeases implements LeaseService, AutoCloseable {
             }
         }
         if (was == Role.SERVING) {
-            try {
-                write(Optional.empty());
-                LOG.atInfo().log("Handed the lease state over");
-            } catch (StateSecrets.Conflict | RuntimeException e) {
-                LOG.atWarn().addKeyValue("error", e.getMessage()).log("Could not write the lease state on handover");
-            }
+            handOver();
         }
         lock.lock();
         try {
@@ -574,19 +638,43 @@ public final class ReplicatedLeases implements LeaseService, AutoCloseable {
         }
     }
 
+    /**
+     * The handover's write, naming no leader, tried again after a failure (a 409 as the writer
+     * meets one) until it succeeds, a newer leader's write is found, or {@code reportDeadline} has
+     * passed: one refused write must not lose the grants since the last one, which the next leader
+     * would then lend again.
+     */
+    private void handOver() {
+        long start = nanoTime.nanoTime();
+        long backoff = TimeUnit.MILLISECONDS.toNanos(100);
+        while (true) {
+            try {
+                write(Optional.empty());
+                LOG.atInfo().log("Handed the lease state over");
+                return;
+            } catch (StateSecrets.Conflict e) {
+                conflicted();
+                if (role == Role.FENCED) {
+                    return; // a newer leader holds the state: nothing here to hand over
+                }
+            } catch (RuntimeException e) {
+                LOG.atWarn().addKeyValue("error", e.getMessage()).log("Could not write the lease state on handover");
+            }
+            if (nanoTime.nanoTime() - start >= timing.reportDeadline().toNanos()) {
+                LOG.atError().log("Gave up handing the lease state over: the next leader does not know the leases "
+                        + "granted since the last write");
+                return;
+            }
+            stepping.pause(backoff);
+            backoff = Math.min(backoff * 2, MAX_BACKOFF_NANOS);
+        }
+    }
+
     private void record(String secret, LeaseStateEventReason reason, String note) {
         LOG.atWarn().addKeyValue("secret", secrets.namespace() + "/" + secret).addKeyValue("reason", reason.name())
                 .log(note);
         events.record(new ObjectEvent(new ObjectEvent.Regarding("v1", "Secret", secrets.namespace(), secret, ""),
                 reason, "Secret " + secret + ": " + note));
-    }
-
-    private static void pause(long nanos) {
-        try {
-            TimeUnit.NANOSECONDS.sleep(nanos);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
     }
 
     /** The URL other replicas reach this one's discovery API at. */

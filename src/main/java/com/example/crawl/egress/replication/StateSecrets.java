@@ -27,7 +27,7 @@ import java.util.function.Supplier;
  * {@code resourceVersion} last seen, so a write based on an older state is refused (409) instead of
  * overwriting a newer leader's.
  */
-public final class StateSecrets {
+public final class StateSecrets extends StateStore {
 
     /** The label both Secrets carry, valued with the election id. */
     static final String LABEL = "crawl.example.com/lease-state";
@@ -99,19 +99,23 @@ public final class StateSecrets {
         this.id = id;
     }
 
+    @Override
     String stateName() {
         return id + "-lease-state";
     }
 
+    @Override
     String keyName() {
         return id + "-lease-key";
     }
 
+    @Override
     String namespace() {
         return namespace;
     }
 
     /** The state Secret now, from the API server (not a cache); empty when there is none. */
+    @Override
     Optional<Stored> read() {
         return Optional.ofNullable(client.secrets().inNamespace(namespace).withName(stateName()).get()).map(Stored::of);
     }
@@ -122,6 +126,7 @@ public final class StateSecrets {
      *
      * @throws Conflict when the Secret exists though none was expected, or has another version
      */
+    @Override
     String write(Optional<String> resourceVersion, long term, Optional<Leader> leader, byte[] state) throws Conflict {
         SecretBuilder secret = new SecretBuilder().withNewMetadata().withNamespace(namespace).withName(stateName())
                 .withResourceVersion(resourceVersion.orElse(null))
@@ -147,6 +152,7 @@ public final class StateSecrets {
      * The signing key: read, or made and stored when there is none. Two replicas making one at once
      * both end with the one the API server took first.
      */
+    @Override
     public byte[] key(Supplier<byte[]> newKey) {
         for (int attempt = 0; ; attempt++) {
             Secret existing = client.secrets().inNamespace(namespace).withName(keyName()).get();
@@ -170,6 +176,7 @@ public final class StateSecrets {
     }
 
     /** Stores {@code key} as the signing key; 409 when one is there. */
+    @Override
     void storeKey(byte[] key) {
         client.secrets().inNamespace(namespace).resource(new SecretBuilder().withNewMetadata().withNamespace(namespace)
                 .withName(keyName()).withLabels(Map.of(LABEL, id, MANAGED_BY, "egress-proxies-operator")).endMetadata()
@@ -177,6 +184,7 @@ public final class StateSecrets {
     }
 
     /** Watches both Secrets; not started. */
+    @Override
     SharedIndexInformer<Secret> informer(ResourceEventHandler<Secret> handler) {
         SharedIndexInformer<Secret> informer = client.secrets().inNamespace(namespace).withLabel(LABEL, id)
                 .runnableInformer(0);

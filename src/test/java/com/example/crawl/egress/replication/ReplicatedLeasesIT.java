@@ -218,6 +218,22 @@ class ReplicatedLeasesIT {
     }
 
     @Test
+    void shouldHandOverEveryLeaseThoughTheApiServerRefusesTheFirstWrite() {
+        Replica a = new Replica("a", new ReplicatedLeases.Timing(Duration.ofMillis(50), Duration.ofHours(1),
+                Duration.ofSeconds(5))).leading(); // grants are written at the handover, not before
+        Replica b = new Replica("b");
+        a.lend(SHOP);
+        a.lend(SHOP);
+        cluster.failNext(1, "PUT", STATE_PATH, 500);
+
+        a.leases.close();
+        assertEquals(2, state().leases().size(), "written on the second try");
+        b.leading();
+        assertEquals(1, assertInstanceOf(Acquisition.NoMatch.class,
+                b.leases.acquire(List.of(A), Map.of(), Optional.empty(), TTL)).atCapacity(), "both slots still taken");
+    }
+
+    @Test
     void shouldStopServingOnceASuccessorHasWritten() {
         Replica a = new Replica("a").leading();
         Lease lease = a.lend(SHOP);
