@@ -374,10 +374,11 @@ public final class ReplicatedLeases implements LeaseService, AutoCloseable {
         while (true) {
             lock.lock();
             try {
-                while (role == Role.SERVING && (backoff > 0 || !due())) {
-                    long wait = backoff > 0 ? backoff : timing.commitInterval().toNanos();
-                    backoff = 0;
-                    wake.awaitNanos(wait);
+                if (backoff > 0 && role == Role.SERVING) {
+                    wake.awaitNanos(backoff); // once after a failure; the backoff itself keeps growing
+                }
+                while (role == Role.SERVING && !due()) {
+                    wake.awaitNanos(timing.commitInterval().toNanos());
                 }
                 if (role != Role.SERVING) {
                     return;
