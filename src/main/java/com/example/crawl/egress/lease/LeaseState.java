@@ -14,8 +14,11 @@ import java.util.Optional;
  * @param leases    leases held: active, or expired and still taking reports
  * @param cooldowns per proxy and target ({@code ""}: every target), when the cooldown ends
  * @param bans      per proxy and target, when it was last banned, for the bans the ban listener keeps
+ * @param released  leases of an earlier term released since, by digest, until their report window
+ *                  ends: their ids still verify, and must take no report after another takeover
  */
-public record LeaseState(long term, List<HeldLease> leases, List<TargetTime> cooldowns, List<TargetTime> bans) {
+public record LeaseState(long term, List<HeldLease> leases, List<TargetTime> cooldowns, List<TargetTime> bans,
+        List<Released> released) {
 
     /** Holds nothing, in term 0: what a store starts from when no state was ever written. */
     public static final LeaseState EMPTY = new LeaseState(0, List.of(), List.of(), List.of());
@@ -24,6 +27,20 @@ public record LeaseState(long term, List<HeldLease> leases, List<TargetTime> coo
         leases = List.copyOf(leases);
         cooldowns = List.copyOf(cooldowns);
         bans = List.copyOf(bans);
+        released = List.copyOf(released);
+    }
+
+    /** A state in which no lease of an earlier term was released. */
+    public LeaseState(long term, List<HeldLease> leases, List<TargetTime> cooldowns, List<TargetTime> bans) {
+        this(term, leases, cooldowns, bans, List.of());
+    }
+
+    /** A released lease of an earlier term, and the end of its report window. */
+    public record Released(String digest, Instant until) {
+        public Released {
+            Objects.requireNonNull(digest, "digest");
+            Objects.requireNonNull(until, "until");
+        }
     }
 
     /**

@@ -201,9 +201,11 @@ public final class LeaseStore implements LeaseService, AutoCloseable {
             } else {
                 // A lease its predecessor granted last, released before it was ever reported:
                 // remember it, so that its id no longer takes a report.
-                ids.verify(id).filter(c -> c.term() < term).ifPresent(c -> takenOver.putIfAbsent(digest,
-                        nanoTime.nanoTime() + Duration.between(clock.instant(), c.expiresAt()).toNanos()
-                                + limits.cooldownWindow().toNanos()));
+                ids.verify(id).filter(c -> c.term() < term).ifPresent(c -> {
+                    takenOver.putIfAbsent(digest, nanoTime.nanoTime()
+                            + Duration.between(clock.instant(), c.expiresAt()).toNanos() + limits.cooldownWindow().toNanos());
+                    version++;
+                });
             }
         } finally {
             lock.unlock();
@@ -452,8 +454,14 @@ public final class LeaseStore implements LeaseService, AutoCloseable {
             for (Held h : held.all()) {
                 leases.add(new LeaseState.HeldLease(h.digest(), h.proxyKey(), h.target(), wall.plusNanos(h.endsAt() - now)));
             }
+            List<LeaseState.Released> released = new ArrayList<>();
+            takenOver.forEach((digest, until) -> {
+                if (held.get(digest) == null) {
+                    released.add(new LeaseState.Released(digest, wall.plusNanos(until - now)));
+                }
+            });
             return new Snapshot(version, new LeaseState(term, leases, times(cooldowns::forEach, wall, now),
-                    times(keptBans::forEach, wall, now)));
+                    times(keptBans::forEach, wall, now), released));
         } finally {
             lock.unlock();
         }
@@ -498,6 +506,11 @@ public final class LeaseStore implements LeaseService, AutoCloseable {
             long window = limits.cooldownWindow().toNanos();
             for (Held h : held.all()) {
                 takenOver.put(h.digest(), h.endsAt() + window);
+            }
+            long now = nanoTime.nanoTime();
+            Instant wall = clock.instant();
+            for (LeaseState.Released r : state.released()) {
+                takenOver.put(r.digest(), now + nanosUntil(wall, r.until()));
             }
             keptBans.forEach((proxy, target, at) -> told.add(new Ban(proxy, target, at)));
         } finally {

@@ -28,7 +28,8 @@ import tools.jackson.databind.node.ObjectNode;
  * {"proxies": ["crawl/p1", ...],
  *  "leases":    [[digest, proxy, target or null, expiresAt], ...],
  *  "cooldowns": [[proxy, target ("" = every target), endsAt], ...],
- *  "bans":      [[proxy, target, bannedAt], ...]}
+ *  "bans":      [[proxy, target, bannedAt], ...],
+ *  "released":  [[digest, reportableUntil], ...]}
  * }</pre>
  *
  * <p>Its format number, term and leader live beside it in the Secret, in plain keys, so that a
@@ -56,6 +57,10 @@ final class StateCodec {
         }
         times(root.putArray("cooldowns"), state.cooldowns(), index, proxies);
         times(root.putArray("bans"), state.bans(), index, proxies);
+        ArrayNode released = root.putArray("released");
+        for (LeaseState.Released r : state.released()) {
+            released.addArray().add(r.digest()).add(r.until().toEpochMilli());
+        }
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
         try (GZIPOutputStream gzip = new GZIPOutputStream(bytes)) {
             JSON.writeValue(gzip, root);
@@ -87,8 +92,13 @@ final class StateCodec {
                         target.isNull() ? Optional.empty() : Optional.of(target.asString()),
                         Instant.ofEpochMilli(row.required(3).asLong())));
             }
+            List<LeaseState.Released> released = new ArrayList<>();
+            for (JsonNode row : root.required("released")) {
+                released.add(new LeaseState.Released(row.required(0).asString(),
+                        Instant.ofEpochMilli(row.required(1).asLong())));
+            }
             return new LeaseState(term, leases, times(root.required("cooldowns"), proxies),
-                    times(root.required("bans"), proxies));
+                    times(root.required("bans"), proxies), released);
         } catch (JacksonException | IndexOutOfBoundsException | NullPointerException e) {
             throw new IllegalArgumentException("not a lease state: " + e.getMessage(), e);
         }

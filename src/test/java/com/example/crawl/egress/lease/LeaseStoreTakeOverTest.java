@@ -129,6 +129,21 @@ class LeaseStoreTakeOverTest {
     }
 
     @Test
+    void shouldRefuseTheReportOfAnEarlierTermsLeaseReleasedBeforeASecondTakeOver() {
+        Candidate a = proxy("a", 3);
+        Lease taken = lend(old, a, SHOP);
+        next.takeOver(old.snapshot().state(), 1);
+        next.release(taken.id());
+        LeaseState second = next.snapshot().state();
+        assertEquals(1, second.released().size(), "the release outlives this store");
+
+        LeaseStore third = new LeaseStore(LIMITS, newClock, newClock, BanListener.NONE, new LeaseIds(key));
+        third.takeOver(second, 2);
+        assertEquals(Reported.UNKNOWN_LEASE, third.report(taken.id(), ReportResult.BANNED, Optional.empty()));
+        assertFalse(second.toString().contains(taken.id()));
+    }
+
+    @Test
     void shouldRefuseALostLeasePastItsWindowAForgeryAndAReleasedLeaseOfThisTerm() {
         Candidate a = proxy("a", 3);
         LeaseState written = old.snapshot().state();
