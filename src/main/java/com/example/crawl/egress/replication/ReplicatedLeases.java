@@ -135,6 +135,7 @@ public final class ReplicatedLeases implements LeaseService, AutoCloseable {
     /** The state bytes of the last two writes: a watch event with either is this leader's own. */
     private byte[] lastBytes = new byte[0]; // guarded by lock
     private byte[] previousBytes = new byte[0]; // guarded by lock
+    private long lastBytesVersion = -1; // guarded by lock: the store version lastBytes hold
     private volatile SharedIndexInformer<Secret> informer;
 
     /**
@@ -465,6 +466,7 @@ public final class ReplicatedLeases implements LeaseService, AutoCloseable {
         try {
             previousBytes = lastBytes;
             lastBytes = bytes;
+            lastBytesVersion = snapshot.version();
         } finally {
             lock.unlock();
         }
@@ -499,6 +501,13 @@ public final class ReplicatedLeases implements LeaseService, AutoCloseable {
                 return;
             }
             resourceVersion = now.map(Stored::resourceVersion);
+            if (now.isPresent() && now.get().term() == term
+                    && java.util.Arrays.equals(now.get().state().orElse(null), lastBytes)) {
+                // The last write was taken though its answer was lost (a timeout): it is ours.
+                committed = Math.max(committed, lastBytesVersion);
+                committedChanged.signalAll();
+                return;
+            }
             rebuild = true;
         } finally {
             lock.unlock();
