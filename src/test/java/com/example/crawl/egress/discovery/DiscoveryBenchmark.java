@@ -253,7 +253,7 @@ public final class DiscoveryBenchmark {
             function response(status, headers, body)
               if status == 201 then
                 granted = granted + 1
-                ids[#ids + 1] = string.match(body, '"leaseId":"(%x+)"')
+                ids[#ids + 1] = string.match(body, '"leaseId":"([%w_%-]+)"')
               elseif status == 204 then
                 released = released + 1
               else

@@ -168,8 +168,9 @@ public final class LoadClient {
                 return;
             }
             int at = body.indexOf("\"leaseId\":\"") + 11;
-            byte[] release = ("DELETE /v1/leases/" + body.substring(at, at + 32) + " HTTP/1.1\r\nHost: bench\r\n"
-                    + auth + "\r\n").getBytes(StandardCharsets.US_ASCII);
+            String id = body.substring(at, body.indexOf('"', at)); // signed ids vary in length
+            byte[] release = ("DELETE /v1/leases/" + id + " HTTP/1.1\r\nHost: bench\r\n" + auth + "\r\n")
+                    .getBytes(StandardCharsets.US_ASCII);
             call(release, 204, errors);
             released.record(System.nanoTime() - mid);
         }
