@@ -554,13 +554,15 @@ public final class LeaseStore implements LeaseService, AutoCloseable {
     }
 
     /**
-     * Drops the oldest cooldown (or, with none, the oldest kept ban), counted as dropped, so that a
-     * state grown past its bound fits again; false when there is nothing to drop.
+     * Drops the oldest kept ban (or, with none, the oldest cooldown), counted as dropped, so that a
+     * state grown past its bound fits again; false when there is nothing to drop. Kept bans go
+     * first: a cooldown is a report this store acknowledged, and forgetting it lends the proxy to
+     * the site that just banned it, where a lost ban record only delays a pool's recycling.
      */
     public boolean dropOldest() {
         lock.lock();
         try {
-            boolean dropped = cooldowns.dropOldest() || keptBans.dropOldest();
+            boolean dropped = keptBans.dropOldest() || cooldowns.dropOldest();
             version += dropped ? 1 : 0;
             return dropped;
         } finally {

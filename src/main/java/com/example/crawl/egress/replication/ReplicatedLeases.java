@@ -438,7 +438,7 @@ public final class ReplicatedLeases implements LeaseService, AutoCloseable {
 
     /**
      * Writes what the store holds, in the current term, naming {@code leader}; trims the oldest
-     * cooldowns first when it would not fit in {@link #MAX_STATE_BYTES}.
+     * kept bans, then cooldowns, when it would not fit in {@link #MAX_STATE_BYTES}.
      */
     private void write(Optional<Leader> leader) throws StateSecrets.Conflict {
         LeaseStore.Snapshot snapshot = store.snapshot();
@@ -449,7 +449,7 @@ public final class ReplicatedLeases implements LeaseService, AutoCloseable {
                 // dropped, counted by the store
             }
             LOG.atWarn().addKeyValue("bytes", bytes.length).addKeyValue("dropped", drop)
-                    .log("Lease state over its bound; dropped the oldest cooldowns");
+                    .log("Lease state over its bound; dropped the oldest kept bans or cooldowns");
             snapshot = store.snapshot();
             bytes = StateCodec.encode(snapshot.state());
         }

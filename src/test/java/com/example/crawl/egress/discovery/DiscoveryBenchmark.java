@@ -51,7 +51,7 @@ public final class DiscoveryBenchmark {
     private static final String TOKEN = "benchmark-token-0123456789";
     private static final int CONNECTIONS = 64;
     /** Every proxy's credentials: each lease answer carries them, as in production. */
-    static final ProxyCredentials CREDENTIALS = new ProxyCredentials("crawler-0a1b2c3d4e5f",
+    public static final ProxyCredentials CREDENTIALS = new ProxyCredentials("crawler-0a1b2c3d4e5f",
             "S3cr3t-S3cr3t-S3cr3t-S3cr3t-S3cr3");
 
     private DiscoveryBenchmark() {
@@ -200,7 +200,7 @@ public final class DiscoveryBenchmark {
     }
 
     /** N healthy Managed Proxies with one lease slot each, in four regions. */
-    static List<Proxy> fleet(int n) {
+    public static List<Proxy> fleet(int n) {
         List<Proxy> fleet = new ArrayList<>(n);
         Instant now = Instant.parse("2026-11-29T10:00:00Z");
         for (int i = 0; i < n; i++) {
@@ -253,7 +253,7 @@ public final class DiscoveryBenchmark {
             function response(status, headers, body)
               if status == 201 then
                 granted = granted + 1
-                ids[#ids + 1] = string.match(body, '"leaseId":"(%x+)"')
+                ids[#ids + 1] = string.match(body, '"leaseId":"([%w_%-]+)"')
               elseif status == 204 then
                 released = released + 1
               else

@@ -1,7 +1,9 @@
 package com.example.crawl.egress.discovery;
 
+import java.util.Arrays;
 import java.util.Map;
 import java.util.HashMap;
+import java.util.Optional;
 import java.nio.file.Path;
 import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;
@@ -14,21 +16,38 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.concurrent.locks.LockSupport;
 
 /**
- * The benchmark's own load generator, run in a child JVM by {@link DiscoveryBenchmark}: N platform
- * threads, each with one keep-alive connection, sending requests back to back for a fixed time and
- * timing every call. wrk cannot tell an acquire's latency from a release's; this can. Prints one
- * line of {@code key=value} results on stdout.
+ * The benchmarks' own load generator, run in a child JVM: N platform threads, each with one
+ * keep-alive connection, timing every call, for a fixed time. wrk cannot tell an acquire's latency
+ * from a release's; this can. Prints one line of {@code key=value} results on stdout.
+ * <ul>
+ * <li>{@code healthz}, {@code pairs}: closed loop, requests (or acquire+release pairs) back to back
+ *     ({@link DiscoveryBenchmark});
+ * <li>{@code steady}: open loop at fixed rates. The N connections share {@code pairsPerSecond}
+ *     pairs, each on its own schedule; beside them one connection per {@code banned} report a
+ *     second (rounded up) acquires a lease for a random one of {@code sites} targets, reports it
+ *     banned and releases it. A call that is late starts at once: the schedule is kept on average,
+ *     and the achieved counts are printed.
+ * </ul>
+ * With several ports (comma-separated) connection i goes to port i mod their number, as a Service
+ * spreads clients over replicas.
  *
- * <p>Usage: {@code LoadClient host port token healthz|pairs connections seconds}
+ * <p>Usage: {@code LoadClient host port[,port...] token healthz|pairs connections seconds}, or
+ * {@code LoadClient host port[,port...] token steady connections seconds pairsPerSecond
+ * bansPerSecond sites}
  */
 public final class LoadClient {
 
-    /** Latency histogram: 10 µs buckets up to 2 s, the last one catching everything slower. */
-    private static final int BUCKETS = 200_000;
+    /**
+     * Latency histogram: 10 µs buckets up to 10 s (past a report's 5 s deadline), the last one
+     * catching everything slower.
+     */
+    private static final int BUCKETS = 1_000_000;
     private static final long BUCKET_NANOS = 10_000;
 
     private LoadClient() {
@@ -63,15 +82,34 @@ public final class LoadClient {
     }
 
     /**
-     * Runs this client in a child JVM against {@code 127.0.0.1:port} and returns its results line
-     * as key → value ({@code calls}, {@code seconds}, {@code errors}, {@code first_p50}, ...).
+     * Runs this client in a child JVM against {@code 127.0.0.1:port}, closed loop, and returns its
+     * results line as key → value ({@code calls}, {@code seconds}, {@code errors}, {@code first_p50}, ...).
      */
-    static Map<String, String> runInChildJvm(int port, String token, String mode, int connections, int seconds)
+    public static Map<String, String> runInChildJvm(int port, String token, String mode, int connections, int seconds)
             throws IOException, InterruptedException {
-        Process p = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-cp",
-                System.getProperty("java.class.path"), LoadClient.class.getName(), "127.0.0.1", Integer.toString(port),
-                token, mode, Integer.toString(connections), Integer.toString(seconds))
-                .redirectError(ProcessBuilder.Redirect.INHERIT).start();
+        return run(List.of(Integer.toString(port), token, mode, Integer.toString(connections),
+                Integer.toString(seconds)));
+    }
+
+    /**
+     * Runs this client in a child JVM in {@code steady} mode against {@code 127.0.0.1} on
+     * {@code ports}; its results line as key → value: those of {@link #runInChildJvm}, and
+     * {@code report_calls}, {@code report_p50}, {@code report_p99}, {@code ban_errors} and
+     * {@code start_ms} (the window's start, epoch milliseconds).
+     */
+    public static Map<String, String> runSteadyInChildJvm(List<Integer> ports, String token, int connections,
+            int seconds, double pairsPerSecond, double bansPerSecond, int sites)
+            throws IOException, InterruptedException {
+        return run(List.of(String.join(",", ports.stream().map(String::valueOf).toList()), token, "steady",
+                Integer.toString(connections), Integer.toString(seconds), Double.toString(pairsPerSecond),
+                Double.toString(bansPerSecond), Integer.toString(sites)));
+    }
+
+    private static Map<String, String> run(List<String> args) throws IOException, InterruptedException {
+        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java")
+                .toString(), "-cp", System.getProperty("java.class.path"), LoadClient.class.getName(), "127.0.0.1"));
+        command.addAll(args);
+        Process p = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start();
         String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         if (p.waitFor() != 0) {
             throw new IllegalStateException("load client failed: " + out);
@@ -83,31 +121,54 @@ public final class LoadClient {
         return results;
     }
 
+    /** The rates of {@code steady} mode. */
+    private record Rates(double pairsPerSecond, double bansPerSecond, int sites) {
+        int banConnections() {
+            return (int) Math.ceil(bansPerSecond);
+        }
+    }
+
     public static void main(String[] args) throws Exception {
-        InetSocketAddress server = new InetSocketAddress(args[0], Integer.parseInt(args[1]));
+        List<InetSocketAddress> servers = Arrays.stream(args[1].split(","))
+                .map(port -> new InetSocketAddress(args[0], Integer.parseInt(port))).toList();
         String token = args[2];
-        boolean pairs = args[3].equals("pairs");
+        String mode = args[3];
         int connections = Integer.parseInt(args[4]);
         long seconds = Long.parseLong(args[5]);
+        Optional<Rates> rates = mode.equals("steady") ? Optional.of(new Rates(Double.parseDouble(args[6]),
+                Double.parseDouble(args[7]), Integer.parseInt(args[8]))) : Optional.empty();
+        int banConnections = rates.map(Rates::banConnections).orElse(0);
         Histogram first = new Histogram(); // healthz, or acquire
         Histogram second = new Histogram(); // release
+        Histogram reported = new Histogram(); // steady: the banned reports
         LongAdder errors = new LongAdder();
-        CountDownLatch ready = new CountDownLatch(connections);
+        LongAdder banErrors = new LongAdder();
+        CountDownLatch ready = new CountDownLatch(connections + banConnections);
         CountDownLatch go = new CountDownLatch(1);
         long[] window = new long[2]; // written before go opens, read after
         List<Thread> threads = new ArrayList<>();
-        for (int i = 0; i < connections; i++) {
+        for (int i = 0; i < connections + banConnections; i++) {
+            int index = i;
+            InetSocketAddress server = servers.get(i % servers.size());
             Thread t = Thread.ofPlatform().name("load-", i).start(() -> {
                 try (Connection c = new Connection(server, token)) {
                     ready.countDown();
                     go.await();
                     long end = window[1];
-                    while (System.nanoTime() < end) {
-                        if (pairs) {
-                            c.pair(first, second, errors);
-                        } else {
-                            c.healthz(first, errors);
+                    if (rates.isEmpty()) {
+                        while (System.nanoTime() < end) {
+                            if (mode.equals("pairs")) {
+                                c.pair(first, second, errors);
+                            } else {
+                                c.healthz(first, errors);
+                            }
                         }
+                    } else if (index < connections) {
+                        paced(window[0], end, index, connections, rates.get().pairsPerSecond(),
+                                () -> c.pair(first, second, errors));
+                    } else {
+                        paced(window[0], end, index - connections, banConnections, rates.get().bansPerSecond(),
+                                () -> c.ban(target(rates.get().sites()), reported, banErrors));
                     }
                 } catch (Exception e) {
                     errors.increment();
@@ -119,6 +180,7 @@ public final class LoadClient {
         }
         // The window starts once every connection is open.
         ready.await();
+        long startMillis = System.currentTimeMillis();
         window[0] = System.nanoTime();
         window[1] = window[0] + seconds * 1_000_000_000L;
         go.countDown();
@@ -127,9 +189,34 @@ public final class LoadClient {
         }
         double elapsed = (System.nanoTime() - window[0]) / 1e9;
         System.out.printf("calls=%d seconds=%.2f errors=%d first_p50=%.2f first_p99=%.2f second_calls=%d "
-                        + "second_p50=%.2f second_p99=%.2f%n", first.count(), elapsed, errors.sum(),
+                        + "second_p50=%.2f second_p99=%.2f report_calls=%d report_p50=%.2f report_p99=%.2f "
+                        + "ban_errors=%d start_ms=%d%n", first.count(), elapsed, errors.sum(),
                 first.quantileMillis(0.50), first.quantileMillis(0.99), second.count(), second.quantileMillis(0.50),
-                second.quantileMillis(0.99));
+                second.quantileMillis(0.99), reported.count(), reported.quantileMillis(0.50),
+                reported.quantileMillis(0.99), banErrors.sum(), startMillis);
+    }
+
+    /** One call of a paced connection. */
+    private interface Call {
+        void run() throws IOException;
+    }
+
+    /**
+     * Runs {@code call} on slot {@code index} of {@code of} connections sharing {@code perSecond}:
+     * every {@code of / perSecond} seconds, offset by {@code index / perSecond}, until {@code end}.
+     */
+    private static void paced(long start, long end, int index, int of, double perSecond, Call call) throws IOException {
+        long step = (long) (1e9 / perSecond);
+        for (long next = start + index * step; next < end; next += of * step) {
+            for (long wait = next - System.nanoTime(); wait > 0; wait = next - System.nanoTime()) {
+                LockSupport.parkNanos(wait);
+            }
+            call.run();
+        }
+    }
+
+    private static String target(int sites) {
+        return "site-" + ThreadLocalRandom.current().nextInt(sites) + ".example";
     }
 
     /** One keep-alive connection speaking just enough HTTP/1.1 for our fixed-length answers. */
@@ -149,8 +236,7 @@ public final class LoadClient {
             in = new BufferedInputStream(socket.getInputStream());
             auth = "Authorization: Bearer " + token + "\r\n";
             healthz = "GET /healthz HTTP/1.1\r\nHost: bench\r\n\r\n".getBytes(StandardCharsets.US_ASCII);
-            acquire = ("POST /v1/leases HTTP/1.1\r\nHost: bench\r\n" + auth
-                    + "Content-Type: application/json\r\nContent-Length: 2\r\n\r\n{}").getBytes(StandardCharsets.US_ASCII);
+            acquire = post("/v1/leases", "{}");
         }
 
         void healthz(Histogram h, LongAdder errors) throws IOException {
@@ -167,11 +253,38 @@ public final class LoadClient {
             if (body == null) {
                 return;
             }
-            int at = body.indexOf("\"leaseId\":\"") + 11;
-            byte[] release = ("DELETE /v1/leases/" + body.substring(at, at + 32) + " HTTP/1.1\r\nHost: bench\r\n"
-                    + auth + "\r\n").getBytes(StandardCharsets.US_ASCII);
-            call(release, 204, errors);
+            call(release(leaseId(body)), 204, errors);
             released.record(System.nanoTime() - mid);
+        }
+
+        /** A lease for {@code target}, reported {@code banned} (that call timed), then released. */
+        void ban(String target, Histogram reported, LongAdder errors) throws IOException {
+            String body = call(post("/v1/leases", "{\"target\":\"" + target + "\"}"), 201, errors);
+            if (body == null) {
+                return;
+            }
+            String id = leaseId(body);
+            long start = System.nanoTime();
+            String answer = call(post("/v1/leases/" + id + "/report", "{\"result\":\"banned\"}"), 204, errors);
+            if (answer != null) {
+                reported.record(System.nanoTime() - start);
+            }
+            call(release(id), 204, errors);
+        }
+
+        private static String leaseId(String body) {
+            int at = body.indexOf("\"leaseId\":\"") + 11;
+            return body.substring(at, body.indexOf('"', at)); // signed ids vary in length
+        }
+
+        private byte[] post(String path, String json) {
+            return ("POST " + path + " HTTP/1.1\r\nHost: bench\r\n" + auth + "Content-Type: application/json\r\n"
+                    + "Content-Length: " + json.length() + "\r\n\r\n" + json).getBytes(StandardCharsets.US_ASCII);
+        }
+
+        private byte[] release(String id) {
+            return ("DELETE /v1/leases/" + id + " HTTP/1.1\r\nHost: bench\r\n" + auth + "\r\n")
+                    .getBytes(StandardCharsets.US_ASCII);
         }
 
         /** Sends a request and reads the answer; the body, or null (counted) when the status is not {@code expect}. */

@@ -31,11 +31,13 @@ import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Random;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
@@ -314,6 +316,31 @@ class ReplicatedLeasesIT {
         long writes = cluster.writes().stream().filter(r -> r.path().equals(STATE_PATH)).count();
         assertTrue(pairs > 100, "pairs: " + pairs);
         assertTrue(writes <= 3, writes + " state writes for " + pairs + " lease pairs in 2 s");
+    }
+
+    @Test
+    void shouldKeepAcknowledgedCooldownsWhenKeptBansOutgrowTheStateBound() throws Exception {
+        new Replica("a").leading().close();
+        // A predecessor's acknowledged ban of a on shop, beside more kept bans than the state can carry.
+        List<LeaseState.TargetTime> bans = new ArrayList<>();
+        Random random = new Random(25);
+        Instant now = Instant.now();
+        for (int i = 0; i < 40_000; i++) {
+            bans.add(new LeaseState.TargetTime("crawl/p-" + random.nextInt(1000), "site-" + Long.toHexString(
+                    random.nextLong()) + ".example", now.minusSeconds(40_000 - i)));
+        }
+        byte[] over = StateCodec.encode(new LeaseState(1, List.of(), List.of(new LeaseState.TargetTime("crawl/a",
+                "shop.example", now.plus(WINDOW))), bans));
+        assertTrue(over.length > ReplicatedLeases.MAX_STATE_BYTES, "over the bound: " + over.length);
+        StateSecrets secrets = new StateSecrets(cluster.client(), OPS, ID);
+        secrets.write(Optional.of(stored().orElseThrow().resourceVersion()), 1, Optional.empty(), over);
+
+        Replica b = new Replica("b").leading();
+        assertTrue(stored().orElseThrow().state().orElseThrow().length <= ReplicatedLeases.MAX_STATE_BYTES);
+        assertTrue(coolsDown(state(), "crawl/a", "shop.example"), "the acknowledged cooldown is still stored");
+        assertInstanceOf(Acquisition.NoMatch.class, b.leases.acquire(List.of(A), Map.of(), SHOP, TTL),
+                "and still keeps a from shop");
+        assertTrue(state().bans().size() < bans.size(), "the oldest kept bans made room");
     }
 
     private byte[] keyBytes() {
