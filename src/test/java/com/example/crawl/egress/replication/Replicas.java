@@ -32,7 +32,11 @@ final class Replicas implements AutoCloseable {
     static final String TOKEN = "replica-token";
     static final String ELECTION_NAMESPACE = "ops";
     static final String ELECTION_ID = "egress-proxies-operator";
-    static final Duration LEASE_DURATION = Duration.ofSeconds(4);
+    /**
+     * Short, so that a kill -9 costs a test seconds, but not so short that a leader on a busy
+     * two-core machine (three JVMs, a Squid and the mock) misses its renewals and loses the Lease.
+     */
+    static final Duration LEASE_DURATION = Duration.ofSeconds(6);
     static final Duration RETRY_PERIOD = Duration.ofMillis(500);
     /** JVM start, informer sync and (on a leader) the state read, on a busy two-core machine. */
     static final Duration START_WAIT = Duration.ofSeconds(90);
@@ -55,7 +59,7 @@ final class Replicas implements AutoCloseable {
         this.dir = dir;
         List<String> common = new ArrayList<>(List.of("--leader-election-namespace=" + ELECTION_NAMESPACE,
                 "--leader-election-lease-duration=" + LEASE_DURATION.toSeconds() + "s",
-                "--leader-election-renew-deadline=3s",
+                "--leader-election-renew-deadline=5s",
                 "--leader-election-retry-period=" + RETRY_PERIOD.toMillis() + "ms",
                 "--metrics-address=0", "--gc-interval=0", "--provider-check-interval=0", "--provisioning-poll=1s"));
         common.addAll(flags);
