@@ -162,15 +162,21 @@ final class Operator {
                 && (!election.isLeader() || Arrays.stream(workers).allMatch(Workers::workersAlive));
     }
 
-    /** The leader-election namespace, where the lease state lives: the configured one, else the client's. */
+    /**
+     * The leader-election namespace, where the lease state lives: the configured one, else the
+     * client's; without election (one process, no Lease to share it with) {@code default} last.
+     */
     private static String electionNamespace(KubernetesClient client, OperatorConfig config) throws StartException {
         String namespace = config.leaderElection().namespace().isEmpty() ? client.getNamespace()
                 : config.leaderElection().namespace();
-        if (namespace == null || namespace.isEmpty()) {
-            throw new StartException("no namespace for the leader-election Lease and the lease state: set "
-                    + OperatorConfig.POD_NAMESPACE_ENV + " or --leader-election-namespace");
+        if (namespace != null && !namespace.isEmpty()) {
+            return namespace;
         }
-        return namespace;
+        if (!config.leaderElection().enabled()) {
+            return "default";
+        }
+        throw new StartException("no namespace for the leader-election Lease and the lease state: set "
+                + OperatorConfig.POD_NAMESPACE_ENV + " or --leader-election-namespace");
     }
 
     /** This replica as the lease state names its leader; without an advertised URL followers cannot forward to it. */
