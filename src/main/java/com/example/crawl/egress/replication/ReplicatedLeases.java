@@ -16,8 +16,8 @@ import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
-import java.net.URI;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.Collection;
 import java.util.Map;
 import java.util.Optional;
@@ -502,7 +502,7 @@ public final class ReplicatedLeases implements LeaseService, AutoCloseable {
             }
             resourceVersion = now.map(Stored::resourceVersion);
             if (now.isPresent() && now.get().term() == term
-                    && java.util.Arrays.equals(now.get().state().orElse(null), lastBytes)) {
+                    && Arrays.equals(now.get().state().orElse(null), lastBytes)) {
                 // The last write was taken though its answer was lost (a timeout): it is ours.
                 committed = Math.max(committed, lastBytesVersion);
                 committedChanged.signalAll();
@@ -554,7 +554,7 @@ public final class ReplicatedLeases implements LeaseService, AutoCloseable {
                 byte[] bytes = stored.state().orElse(new byte[0]);
                 if (stored.term() > term) {
                     fence(stored.term());
-                } else if (!java.util.Arrays.equals(bytes, lastBytes) && !java.util.Arrays.equals(bytes, previousBytes)) {
+                } else if (!Arrays.equals(bytes, lastBytes) && !Arrays.equals(bytes, previousBytes)) {
                     rebuild = true; // not this leader's write: the next write is refused (409) and says so
                     wake.signalAll();
                 }
@@ -685,10 +685,5 @@ public final class ReplicatedLeases implements LeaseService, AutoCloseable {
                 .log(note);
         events.record(new ObjectEvent(new ObjectEvent.Regarding("v1", "Secret", secrets.namespace(), secret, ""),
                 reason, "Secret " + secret + ": " + note));
-    }
-
-    /** The URL other replicas reach this one's discovery API at. */
-    URI url() {
-        return self.url();
     }
 }

@@ -3,6 +3,7 @@ package com.example.crawl.egress.replication;
 import com.example.crawl.egress.lease.LeaseState;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
+import java.io.FilterInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -128,7 +129,7 @@ final class StateCodec {
     }
 
     /** Refuses to decompress past {@link #MAX_DECODED_BYTES}. */
-    private static final class BoundedInput extends java.io.FilterInputStream {
+    private static final class BoundedInput extends FilterInputStream {
         private long left = MAX_DECODED_BYTES;
 
         BoundedInput(InputStream in) {
