@@ -15,16 +15,19 @@ import java.time.Duration;
 public interface BanListener {
 
     /** Hears nothing, keeps nothing. */
-    BanListener NONE = (proxyKey, target, nanoTime) -> false;
+    BanListener NONE = (proxyKey, target, nanoTime) -> 0;
 
     /**
      * @param proxyKey {@code namespace/name} of the proxy the lease was on, as the store keys it
      * @param target   the report's target, else the lease's, else {@code ""}: no target named
      * @param nanoTime when the store took the report, on its monotonic clock
-     * @return whether the listener keeps this ban: the store then keeps it too, for {@link #memory},
-     *     so that it outlives the process in the store's state
+     * @return how many of this proxy's bans the listener decides with, newest first (a pool that
+     *     recycles a member banned on N targets needs no more than the N latest); 0 when it keeps
+     *     none. The store keeps as many of the proxy's newest, for {@link #memory}, so that they
+     *     outlive the process in the store's state, and no more: the state grows with the members
+     *     and their thresholds, not with the reports
      */
-    boolean banned(String proxyKey, String target, long nanoTime);
+    int banned(String proxyKey, String target, long nanoTime);
 
     /** How long the listener keeps a ban; the store keeps the bans it keeps as long. None unless overridden. */
     default Duration memory() {

@@ -46,8 +46,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>What it holds can leave the process: {@link #snapshot} gives it with wall-clock times and a
  * {@link #version} that moves with every change, and {@link #takeOver} or {@link #mirror} load one.
- * The bans the {@link BanListener} keeps are held too, for as long as it says, so that a new leader
- * can tell them to its own listener.
+ * The bans the {@link BanListener} keeps are held too, for as long as it says and only as many of
+ * each proxy's latest as it decides with, so that a new leader can tell them to its own listener.
  *
  * <p>Thread-safe; every method is short and never blocks on I/O. {@link #start} schedules the
  * sweep; {@link #close} stops it and is idempotent.
@@ -241,10 +241,12 @@ public final class LeaseStore implements LeaseService, AutoCloseable {
         } finally {
             lock.unlock();
         }
-        if (ban != null && tell(ban)) {
+        int depth = ban == null ? 0 : tell(ban);
+        if (depth > 0) {
             lock.lock();
             try {
                 keptBans.put(ban.proxyKey(), ban.target(), ban.nanoTime());
+                keptBans.keepLatest(ban.proxyKey(), depth);
                 version++;
             } finally {
                 lock.unlock();
@@ -280,14 +282,14 @@ public final class LeaseStore implements LeaseService, AutoCloseable {
     /**
      * Outside the lock: the listener takes its own lock and enqueues work, and an acquire must never
      * wait behind it. The report is recorded whatever the listener does: a failure of its own is
-     * logged, not answered. Returns whether the listener keeps the ban.
+     * logged, not answered. Returns how many of the proxy's latest bans the listener keeps.
      */
-    private boolean tell(Ban ban) {
+    private int tell(Ban ban) {
         try {
             return bans.banned(ban.proxyKey(), ban.target(), ban.nanoTime());
         } catch (RuntimeException e) {
             LOG.atError().setCause(e).addKeyValue("proxy", ban.proxyKey()).log("Ban listener failed; the ban is not counted");
-            return false;
+            return 0;
         }
     }
 

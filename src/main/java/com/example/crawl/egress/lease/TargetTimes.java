@@ -78,6 +78,23 @@ public final class TargetTimes {
         return n;
     }
 
+    /**
+     * Keeps {@code proxy}'s {@code n} latest times and forgets the rest (the earliest first), not
+     * counted as dropped: its holder decides nothing with them.
+     */
+    public void keepLatest(String proxy, int n) {
+        LinkedHashMap<String, Entry> targets = byProxy.get(proxy);
+        while (targets != null && targets.size() > Math.max(0, n)) {
+            Entry earliest = null;
+            for (Entry e : targets.values()) {
+                earliest = earliest == null || e.time() - earliest.time() < 0 ? e : earliest;
+            }
+            arrival.remove(earliest.seq());
+            unlink(earliest);
+            targets = byProxy.get(proxy);
+        }
+    }
+
     /** Forgets every entry whose time {@code expired} accepts; not counted as dropped. */
     public void removeIf(LongPredicate expired) {
         for (Iterator<Entry> it = arrival.values().iterator(); it.hasNext();) {

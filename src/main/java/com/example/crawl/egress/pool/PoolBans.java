@@ -26,12 +26,13 @@ public final class PoolBans {
 
     /**
      * A ledger over the caches: a ban counts when the proxy is a cached member of a cached pool
-     * with {@code recycleAfterBans}; each counted ban enqueues that pool. Both lookups are cache
-     * reads by key and never block.
+     * with {@code recycleAfterBans}, which keeps as many of its latest targets as that rule counts;
+     * each counted ban enqueues that pool. Both lookups are cache reads by key and never block.
      */
     public static BanLedger ledger(ProxyInformers proxies, PoolInformer pools, Consumer<PoolKey> enqueue) {
         return new BanLedger(key -> owner(proxies, key).flatMap(pools::pool)
-                .filter(p -> p.getSpec() != null && p.getSpec().rotation().recycleAfterBans() != null).isPresent(),
+                .filter(p -> p.getSpec() != null && p.getSpec().rotation().recycleAfterBans() != null)
+                .map(p -> p.getSpec().rotation().recycleAfterBans().targets()).orElse(0),
                 key -> owner(proxies, key).ifPresent(enqueue), LONGEST_WINDOW);
     }
 

@@ -56,7 +56,10 @@ final class DiscoveryWorld implements AutoCloseable {
     /** What the lease store told its ban listener, as {@code namespace/name target}. */
     final List<String> bans = new CopyOnWriteArrayList<>();
     final LeaseStore leases = new LeaseStore(LIMITS, clock, clock,
-            (proxy, target, at) -> bans.add(proxy + " " + target));
+            (proxy, target, at) -> {
+                bans.add(proxy + " " + target);
+                return 0;
+            });
     final RecordingLeaseRecorder recorder = new RecordingLeaseRecorder();
     final DiscoveryServer server;
 

@@ -35,7 +35,10 @@ class LeaseStoreBansTest {
 
     {
         store = new LeaseStore(LIMITS, clock, clock,
-                (proxy, target, at) -> heard.add(new Heard(proxy, target, at, store.locked())));
+                (proxy, target, at) -> {
+                    heard.add(new Heard(proxy, target, at, store.locked()));
+                    return 0;
+                });
     }
 
     private static final List<Candidate> FLEET = List.of(new Candidate("crawl", "a", Map.of(), true, 10L, 5),
@@ -104,8 +107,8 @@ class LeaseStoreBansTest {
         LeaseStore[] self = new LeaseStore[1];
         self[0] = new LeaseStore(LIMITS, clock, clock, new BanListener() {
             @Override
-            public boolean banned(String proxyKey, String target, long nanoTime) {
-                return false;
+            public int banned(String proxyKey, String target, long nanoTime) {
+                return 0;
             }
 
             @Override
@@ -118,5 +121,34 @@ class LeaseStoreBansTest {
         self[0].sweep();
 
         assertEquals(List.of(new Heard("", "", t0 + 5, false)), swept);
+    }
+    @Test
+    void shouldKeepForTheNextLeaderOnlyAsManyOfAProxysLatestBansAsTheListenerDecidesWith() {
+        LeaseStore keeping = new LeaseStore(LIMITS, clock, clock, new BanListener() {
+            @Override
+            public int banned(String proxyKey, String target, long nanoTime) {
+                return proxyKey.equals("crawl/a") ? 2 : 0; // a's pool recycles after 2 targets; b is in none
+            }
+
+            @Override
+            public Duration memory() {
+                return Duration.ofHours(24);
+            }
+        });
+        for (String site : List.of("one.test", "two.test", "three.test")) {
+            for (Candidate c : FLEET) {
+                Lease lease = assertInstanceOf(Granted.class, keeping.acquire(List.of(c), Map.of(), Optional.of(site),
+                        TTL)).lease();
+                keeping.report(lease.id(), ReportResult.BANNED, NONE);
+                keeping.release(lease.id());
+            }
+            clock.advance(Duration.ofSeconds(1));
+        }
+
+        LeaseState state = keeping.snapshot().state();
+        assertEquals(List.of("crawl/a two.test", "crawl/a three.test"),
+                state.bans().stream().map(b -> b.proxyKey() + " " + b.target()).toList(),
+                "a's two latest, b's none");
+        assertEquals(6, state.cooldowns().size(), "every report still cools its proxy down for its site");
     }
 }

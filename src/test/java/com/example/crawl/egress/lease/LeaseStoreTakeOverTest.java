@@ -45,9 +45,9 @@ class LeaseStoreTakeOverTest {
     private static BanListener keeping(List<String> heard) {
         return new BanListener() {
             @Override
-            public boolean banned(String proxyKey, String target, long nanoTime) {
+            public int banned(String proxyKey, String target, long nanoTime) {
                 heard.add(proxyKey + " " + target);
-                return true;
+                return Integer.MAX_VALUE; // keeps every ban
             }
 
             @Override

@@ -19,7 +19,8 @@ class BanLedgerTest {
     private static final long T0 = 5_000_000_000_000L;
 
     private final List<String> told = new ArrayList<>();
-    private final BanLedger ledger = new BanLedger(key -> key.startsWith("pool/"), told::add, Duration.ofHours(2));
+    private final BanLedger ledger = new BanLedger(key -> key.startsWith("pool/") ? BanLedger.PER_PROXY : 0, told::add,
+            Duration.ofHours(2));
 
     @Test
     void shouldCountEachTargetOnceWithinTheWindowEndingNow() {
@@ -69,7 +70,7 @@ class BanLedgerTest {
     void shouldTellOnBanWithTheBanAlreadyCountedAndOutsideTheLedgersLock() throws Exception {
         List<Integer> seen = new ArrayList<>();
         BanLedger[] self = new BanLedger[1];
-        self[0] = new BanLedger(key -> true, key -> {
+        self[0] = new BanLedger(key -> 3, key -> {
             try {
                 // Another thread must get the lock now: a controller thread reading counts while
                 // the pool is enqueued must never wait behind (or deadlock with) a report.
@@ -81,6 +82,29 @@ class BanLedgerTest {
         }, HOUR);
         self[0].banned("pool/m1", "shop.test", T0);
         assertEquals(List.of(1), seen);
+    }
+
+    @Test
+    void shouldKeepAsManyOfAMembersLatestTargetsAsItsPoolCountsAndDecideAsIfItKeptAll() {
+        BanLedger counting = new BanLedger(key -> 3, key -> { }, Duration.ofHours(2));
+        // Five targets a minute apart, the second reported last but with the earliest time but one.
+        for (int t : List.of(0, 2, 3, 4, 1)) {
+            assertEquals(3, counting.banned("pool/m1", "site-" + t + ".test", T0 + t * MINUTE), "kept: its pool counts 3");
+        }
+        long now = T0 + 4 * MINUTE;
+
+        assertEquals(3, counting.size(), "site-0 and site-1, the earliest, went");
+        assertEquals(3, counting.distinctTargets("pool/m1", HOUR, now), "five in the hour: at the threshold either way");
+        assertEquals(3, counting.distinctTargets("pool/m1", Duration.ofMinutes(3), now), "sites 2, 3 and 4");
+        assertEquals(2, counting.distinctTargets("pool/m1", Duration.ofMinutes(2), now), "sites 3 and 4: below it");
+        assertEquals(0, counting.dropped(), "nothing a decision reads was dropped");
+    }
+
+    @Test
+    void shouldKeepNothingAndTellNobodyForAProxyNoPoolCounts() {
+        assertEquals(0, ledger.banned("crawl/solo", "shop.test", T0));
+        assertEquals(0, ledger.size());
+        assertEquals(List.of(), told);
     }
 
     @Test
@@ -132,6 +156,6 @@ class BanLedgerTest {
 
     @Test
     void shouldRefuseAWindowOfNothing() {
-        assertThrows(IllegalArgumentException.class, () -> new BanLedger(k -> true, k -> { }, Duration.ZERO));
+        assertThrows(IllegalArgumentException.class, () -> new BanLedger(k -> 3, k -> { }, Duration.ZERO));
     }
 }

@@ -1,6 +1,7 @@
 package com.example.crawl.egress.replication;
 
 import com.example.crawl.egress.api.Proxy;
+import com.example.crawl.egress.api.Rotation.RecycleAfterBans;
 import com.example.crawl.egress.clock.NanoClock;
 import com.example.crawl.egress.config.OperatorConfig;
 import com.example.crawl.egress.discovery.DiscoveryBenchmark;
@@ -84,9 +85,9 @@ final class BenchmarkReplicas implements AutoCloseable {
         leader.close();
     }
 
-    /** The ban ledger as {@code Operator} builds it, with every Proxy counted: what it keeps goes into the state. */
+    /** The ban ledger as {@code Operator} builds it, every Proxy counted by a pool with the default threshold: what it keeps goes into the state. */
     private static BanListener ledger() {
-        return new BanLedger(proxyKey -> true, proxyKey -> { }, PoolBans.LONGEST_WINDOW);
+        return new BanLedger(proxyKey -> RecycleAfterBans.DEFAULT_TARGETS, proxyKey -> { }, PoolBans.LONGEST_WINDOW);
     }
 
     private static DiscoveryServer server(int port, List<Proxy> fleet, LeaseService leases, String token)

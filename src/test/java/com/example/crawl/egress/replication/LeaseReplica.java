@@ -85,9 +85,9 @@ final class LeaseReplica {
         this.life = life;
         this.store = new LeaseStore(limits, clock, clock, new BanListener() {
             @Override
-            public boolean banned(String proxyKey, String target, long nanoTime) {
+            public int banned(String proxyKey, String target, long nanoTime) {
                 heard.add(new LeaseGuarantees.Cell(proxyKey, target));
-                return true;
+                return Integer.MAX_VALUE; // keeps every ban
             }
 
             @Override

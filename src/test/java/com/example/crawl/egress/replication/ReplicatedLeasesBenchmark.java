@@ -1,6 +1,7 @@
 package com.example.crawl.egress.replication;
 
 import com.example.crawl.egress.api.Proxy;
+import com.example.crawl.egress.api.Rotation.RecycleAfterBans;
 import com.example.crawl.egress.discovery.DiscoveryBenchmark;
 import com.example.crawl.egress.discovery.DiscoveryServer;
 import com.example.crawl.egress.discovery.LoadClient;
@@ -21,6 +22,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Base64;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -48,9 +50,10 @@ import org.slf4j.event.Level;
  *     the largest one; then, once the load has stopped, writes in the 3 s after a 3 s grace.
  * <li><b>Steady load on a full state</b>: both replicas are closed (a handover) and the state Secret
  *     replaced by what 10 bans a second leave in steady state: a cooldown window (10 min) of
- *     cooldowns, and as many kept bans as the store keeps (50,000; the ledger keeps bans 24 h, every
- *     Proxy counted as a member of a pool with {@code recycleAfterBans}, the worst case). Two new
- *     replicas start, one takes it over, and the same load runs again.
+ *     cooldowns, and as many kept bans as the store keeps: each Proxy's 3 latest (the ledger keeps
+ *     bans 24 h and as many of a member's as its pool counts; every Proxy is counted as a member of
+ *     a pool with the default {@code recycleAfterBans}, the worst case). Two new replicas start, one
+ *     takes it over, and the same load runs again.
  * <li><b>Closed loop</b>: {@link LoadClient} with 64 connections doing acquire+release pairs back to
  *     back, in turn against today's single process (a plain {@code DiscoveryServer} over a
  *     {@code LeaseStore} holding the same state, in this JVM), the leader, and the follower;
@@ -76,8 +79,6 @@ public final class ReplicatedLeasesBenchmark {
     private static final int SITES = 200;
     private static final int STEADY_CONNECTIONS = 16;
     private static final int CONNECTIONS = 64;
-    /** Kept bans a store holds at most ({@code Cooldowns.TOTAL}, the bound of its {@code TargetTimes}). */
-    private static final int KEPT_BANS = 50_000;
     private static final com.sun.management.OperatingSystemMXBean CPU =
             (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
 
@@ -298,8 +299,8 @@ public final class ReplicatedLeasesBenchmark {
 
     /**
      * What 10 banned reports a second leave in steady state: the cooldowns of the last cooldown
-     * window (each report's target), and the newest {@link #KEPT_BANS} distinct bans the store keeps
-     * for the ledger (at 10 a second, about the last 1.4 h), on random Proxies and sites.
+     * window (each report's target), and the bans the store keeps for the ledger, each Proxy's
+     * {@link RecycleAfterBans#DEFAULT_TARGETS} latest distinct ones, on random Proxies and sites.
      */
     private static LeaseState fullState(List<Proxy> fleet, Instant now, Random random) {
         Supplier<String> key = () -> {
@@ -313,8 +314,14 @@ public final class ReplicatedLeasesBenchmark {
             cooldowns.putIfAbsent(key.get(), now.plus(BenchmarkReplicas.LIMITS.cooldownWindow()).minusMillis(k * step));
         }
         Map<String, Instant> bans = new LinkedHashMap<>();
-        for (long k = 0; bans.size() < KEPT_BANS; k++) {
-            bans.putIfAbsent(key.get(), now.minusMillis(k * step));
+        Map<String, Integer> perProxy = new HashMap<>();
+        for (long k = 0; bans.size() < fleet.size() * RecycleAfterBans.DEFAULT_TARGETS; k++) {
+            String ban = key.get();
+            String proxy = ban.substring(0, ban.indexOf(' '));
+            if (!bans.containsKey(ban) && perProxy.getOrDefault(proxy, 0) < RecycleAfterBans.DEFAULT_TARGETS) {
+                bans.put(ban, now.minusMillis(k * step));
+                perProxy.merge(proxy, 1, Integer::sum);
+            }
         }
         return new LeaseState(0, List.of(), times(cooldowns), times(bans));
     }

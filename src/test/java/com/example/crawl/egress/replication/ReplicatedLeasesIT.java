@@ -84,9 +84,9 @@ class ReplicatedLeasesIT {
             StateSecrets secrets = new StateSecrets(client, OPS, ID);
             store = new LeaseStore(LIMITS, Clock.systemUTC(), NanoClock.system(), new BanListener() {
                 @Override
-                public boolean banned(String proxyKey, String target, long nanoTime) {
+                public int banned(String proxyKey, String target, long nanoTime) {
                     bans.add(proxyKey + " " + target);
-                    return true;
+                    return Integer.MAX_VALUE; // keeps every ban
                 }
 
                 @Override
