@@ -9,7 +9,6 @@ import com.sun.net.httpserver.HttpHandler;
 import com.sun.net.httpserver.HttpServer;
 import io.opentelemetry.api.OpenTelemetry;
 import java.io.IOException;
-import java.net.http.HttpClient;
 import java.time.Duration;
 import java.net.InetSocketAddress;
 import java.util.Collection;
@@ -48,9 +47,12 @@ public final class DiscoveryServer implements AutoCloseable {
 
     /** How long a follower waits to connect to the leader before it answers 503. */
     private static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(2);
+    /** A report on the leader may wait for its state write; the leader answers well within this. */
+    private static final Duration FORWARD_TIMEOUT = Duration.ofSeconds(15);
 
     private final HttpServer server;
-    private final HttpClient forwarder;
+    private final LeaderClient forwarder = new LeaderClient(NanoClock.system(), CONNECT_TIMEOUT,
+            FORWARD_TIMEOUT);
     private final ExecutorService executor = Executors.newVirtualThreadPerTaskExecutor();
     private final AtomicBoolean closed = new AtomicBoolean();
 
@@ -85,8 +87,6 @@ public final class DiscoveryServer implements AutoCloseable {
                 Route.ACQUIRE_LEASE, new AcquireLeaseHandler(catalog, leases, credentials, instrumentation.leases()),
                 Route.RELEASE_LEASE, new ReleaseLeaseHandler(leases, instrumentation.leases()),
                 Route.REPORT_LEASE, new ReportLeaseHandler(leases, instrumentation.leases()));
-        forwarder = HttpClient.newBuilder().executor(executor).connectTimeout(CONNECT_TIMEOUT)
-                .version(HttpClient.Version.HTTP_1_1).build();
         server = HttpServer.create(bind, BACKLOG);
         server.setExecutor(executor);
         HttpContext context = server.createContext("/", new Router(handlers));

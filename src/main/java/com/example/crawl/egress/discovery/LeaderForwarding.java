@@ -5,14 +5,15 @@ import com.example.crawl.egress.lease.LeaseService.Placement;
 import com.sun.net.httpserver.Filter;
 import com.sun.net.httpserver.HttpExchange;
 import java.io.IOException;
+import java.net.SocketTimeoutException;
 import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
-import java.net.http.HttpTimeoutException;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Sends the lease calls (grant, release, report) to where the lease service serves them: on to
@@ -34,13 +35,12 @@ final class LeaderForwarding extends Filter {
     private static final Set<Route> LEASE_CALLS = Set.of(Route.ACQUIRE_LEASE, Route.RELEASE_LEASE, Route.REPORT_LEASE);
     private static final List<String> RELAYED = List.of("Content-Type", "Cache-Control", "Retry-After");
     private static final Duration RETRY = Duration.ofSeconds(1);
-    /** A report on the leader may wait for its state write; the leader answers well within this. */
-    private static final Duration FORWARD_TIMEOUT = Duration.ofSeconds(15);
+    private static final Logger LOG = LoggerFactory.getLogger(LeaderForwarding.class);
 
     private final LeaseService leases;
-    private final HttpClient client;
+    private final LeaderClient client;
 
-    LeaderForwarding(LeaseService leases, HttpClient client) {
+    LeaderForwarding(LeaseService leases, LeaderClient client) {
         this.leases = leases;
         this.client = client;
     }
@@ -64,33 +64,29 @@ final class LeaderForwarding extends Filter {
 
     private void forward(HttpExchange exchange, URI leader) throws IOException {
         URI uri = exchange.getRequestURI();
-        HttpRequest.Builder request = HttpRequest.newBuilder(leader.resolve(uri.getRawPath()
-                        + (uri.getRawQuery() == null ? "" : "?" + uri.getRawQuery())))
-                .timeout(FORWARD_TIMEOUT)
-                .method(exchange.getRequestMethod(), HttpRequest.BodyPublishers.ofByteArray(RequestLimits.body(exchange)))
-                .header(FORWARDED, "1");
+        String target = uri.getRawPath() + (uri.getRawQuery() == null ? "" : "?" + uri.getRawQuery());
+        List<Map.Entry<String, String>> headers = new ArrayList<>(2);
+        headers.add(Map.entry(FORWARDED, "1"));
         String authorization = exchange.getRequestHeaders().getFirst("Authorization");
         if (authorization != null) {
-            request.header("Authorization", authorization);
+            headers.add(Map.entry("Authorization", authorization));
         }
-        HttpResponse<byte[]> answer;
+        LeaderClient.Answer answer;
         try {
-            answer = client.send(request.build(), HttpResponse.BodyHandlers.ofByteArray());
-        } catch (HttpTimeoutException e) {
+            answer = client.send(leader, exchange.getRequestMethod(), target, headers, RequestLimits.body(exchange));
+        } catch (SocketTimeoutException e) {
             Responses.unavailable(exchange, "the leader did not answer in time; retry", RETRY);
             return;
         } catch (IOException e) {
+            LOG.atDebug().setCause(e).addKeyValue("leader", leader).log("Passing a lease call on to the leader failed");
             Responses.unavailable(exchange, "the leader cannot be reached; retry", RETRY);
             return;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IOException("interrupted while forwarding to the leader", e);
         }
         for (String name : RELAYED) {
-            answer.headers().firstValue(name).ifPresent(v -> exchange.getResponseHeaders().set(name, v));
+            answer.header(name).ifPresent(v -> exchange.getResponseHeaders().set(name, v));
         }
         byte[] body = answer.body();
-        exchange.sendResponseHeaders(answer.statusCode(), body.length == 0 ? -1 : body.length);
+        exchange.sendResponseHeaders(answer.status(), body.length == 0 ? -1 : body.length);
         if (body.length > 0) {
             try (var out = exchange.getResponseBody()) {
                 out.write(body);
