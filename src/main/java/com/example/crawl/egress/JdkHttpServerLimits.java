@@ -6,8 +6,9 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
- * The discovery connection limits, handed to the JDK HTTP server the only way it takes them:
- * system properties, which it reads once, when the first {@code HttpServer} of the JVM is created.
+ * The discovery connection limits, and {@code TCP_NODELAY} on every connection, handed to the JDK
+ * HTTP server the only way it takes them: system properties, which it reads once, when the first
+ * {@code HttpServer} of the JVM is created.
  *
  * <p>Contract:
  * <ul>
@@ -50,6 +51,9 @@ public final class JdkHttpServerLimits {
         p.put("sun.net.httpserver.maxRspTime", Long.toString(discovery.requestTimeout().toSeconds()));
         // Idle keep-alive connections; one that never sent a byte gets the shorter of this and maxReqTime.
         p.put("sun.net.httpserver.idleInterval", Long.toString(discovery.idleTimeout().toSeconds()));
+        // Answers go out as written: an answer of more than one segment (a long list) otherwise waits
+        // for the client's delayed ACK of the first, up to 40 ms on Linux, before its last is sent.
+        p.put("sun.net.httpserver.nodelay", "true");
         p.put("sun.net.httpserver.timerMillis", Long.toString(TICK.toMillis()));
         p.put("sun.net.httpserver.clockTick", Long.toString(TICK.toMillis()));
         return p;

@@ -23,6 +23,7 @@ class JdkHttpServerLimitsTest {
     void shouldGiveTheRequestDeadlineToReadingAndAnsweringAndTickFourTimesASecond() {
         assertEquals(Map.of("jdk.httpserver.maxConnections", "600", "sun.net.httpserver.maxReqTime", "2",
                 "sun.net.httpserver.maxRspTime", "2", "sun.net.httpserver.idleInterval", "3",
+                "sun.net.httpserver.nodelay", "true",
                 "sun.net.httpserver.timerMillis", "250", "sun.net.httpserver.clockTick", "250"),
                 JdkHttpServerLimits.properties(LIMITS));
     }

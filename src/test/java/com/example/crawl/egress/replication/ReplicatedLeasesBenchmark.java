@@ -1,7 +1,9 @@
 package com.example.crawl.egress.replication;
 
+import com.example.crawl.egress.JdkHttpServerLimits;
 import com.example.crawl.egress.api.Proxy;
 import com.example.crawl.egress.api.Rotation.RecycleAfterBans;
+import com.example.crawl.egress.config.OperatorConfig;
 import com.example.crawl.egress.discovery.DiscoveryBenchmark;
 import com.example.crawl.egress.discovery.DiscoveryServer;
 import com.example.crawl.egress.discovery.LoadClient;
@@ -91,6 +93,8 @@ public final class ReplicatedLeasesBenchmark {
         int closedSeconds = args.length > 2 ? Integer.parseInt(args[2]) : 30;
         int warmup = args.length > 3 ? Integer.parseInt(args[3]) : 10;
         int rounds = args.length > 4 ? Integer.parseInt(args[4]) : 3;
+        // First, before anything creates an HttpServer: the JDK server's settings as Main makes them.
+        JdkHttpServerLimits.apply(OperatorConfig.parse(List.of(), Map.of()).discovery());
         LogSetup.configure(LogFormat.JSON, Level.INFO, new PrintStream(OutputStream.nullOutputStream()),
                 Clock.systemUTC());
         List<Proxy> fleet = DiscoveryBenchmark.fleet(proxies);
