@@ -275,22 +275,6 @@ public final class PoolReconciler implements Reconciler<PoolKey> {
         store.update(copy);
     }
 
-    /** Whether {@code actual} has every entry of {@code wanted}. */
-    private static boolean holds(Map<String, String> actual, Map<String, String> wanted) {
-        if (wanted.isEmpty()) {
-            return true;
-        }
-        if (actual == null) {
-            return false;
-        }
-        for (Map.Entry<String, String> e : wanted.entrySet()) {
-            if (!e.getValue().equals(actual.get(e.getKey()))) {
-                return false;
-            }
-        }
-        return true;
-    }
-
     /** Creates in batches of 1, 2, 4, ...; stops at the first failure, which it returns. */
     private Optional<PoolStatusView.Failure> create(PoolKey key, ProxyPool pool, Map<String, MemberTemplate> templates,
             List<String> placements, Instant now) {
