@@ -209,6 +209,126 @@ class PoolPlanTest {
         assertEquals(RetireReason.TemplateChanged, d.retire().get(0).reason());
     }
 
+    @Test
+    void shouldNotTakeAReadyMemberBelowTheMinimumWhileANewOneIsNotInTheCacheYet() {
+        Member oldest = ready("a", "h1", 30);
+        List<Member> members = List.of(oldest, ready("a", "h1", 20), ready("a", "h1", 10), ghost("a", "h1"));
+
+        Decision d = PoolPlan.decide(new Limits(2, 1, 0), ONE, members, Rules.NONE, NOW);
+
+        assertEquals(List.of(oldest), d.delete(), "2 Ready stay: the one not in the cache yet cannot be removed");
+    }
+
+    @Test
+    void shouldDeleteTheOldestRollingMemberFirstWhenOnlyOneMayGo() {
+        Member young = ready("a", "old", 10);
+        Member old = ready("a", "old", 30);
+
+        Decision d = PoolPlan.decide(new Limits(2, 0, 1), ONE, List.of(young, old), Rules.NONE, NOW);
+
+        assertEquals(List.of(old), d.delete());
+    }
+
+    @Test
+    void shouldDeleteARetiredMemberBeforeAnOlderRollingOne() {
+        Member retired = retired(ready("a", "old", 10), RetireReason.Banned);
+        Member rolling = ready("a", "old", 30);
+
+        Decision d = PoolPlan.decide(new Limits(2, 0, 1), ONE, List.of(rolling, retired), Rules.NONE, NOW);
+
+        assertEquals(List.of(retired), d.delete(), "a retired member is lent to nobody; a rolling one still is");
+    }
+
+    @Test
+    void shouldRetireARollingMemberOnlyForACreateThatReplacesIt() {
+        Member retired = retired(ready("a", "old", 40), RetireReason.Banned);
+        Member older = ready("a", "old", 30);
+        Member old = ready("a", "old", 20);
+        List<Member> members = List.of(retired, older, old, starting("a", "h1", 1));
+
+        Decision d = PoolPlan.decide(new Limits(5, 2, 0), ONE, members, Rules.NONE, NOW);
+
+        assertEquals(List.of("a", "a", "a"), d.create());
+        assertEquals(List.of(new PoolPlan.Retirement(older, RetireReason.TemplateChanged)), d.retire(),
+                "of three creates one adds to the pool, one replaces the retired member, one the oldest rolling one");
+        assertEquals(List.of(), d.delete());
+    }
+
+    @Test
+    void shouldRetireTheRollingMemberThatStaysNotOneBeingDeleted() {
+        Member starting = starting("a", "old", 30);
+        Member ready = ready("a", "old", 20);
+
+        Decision d = PoolPlan.decide(new Limits(2, 1, 0), ONE, List.of(starting, ready, ready("a", "h1", 5)), Rules.NONE,
+                NOW);
+
+        assertEquals(List.of(starting), d.delete(), "not Ready: it serves nobody");
+        assertEquals(List.of(new PoolPlan.Retirement(ready, RetireReason.TemplateChanged)), d.retire());
+        assertEquals(List.of("a"), d.create());
+    }
+
+    @Test
+    void shouldKeepMembersYoungerThanMaxAgeAndLookAgainWhenTheFirstIsDue() {
+        Rules rules = new Rules(Optional.of(Duration.ofHours(24)), Optional.empty(), Optional.empty(), m -> 0);
+        List<Member> members = List.of(ready("a", "h1", 60), ready("a", "h1", 120));
+
+        Decision d = PoolPlan.decide(new Limits(2, 1, 0), ONE, members, rules, NOW);
+
+        assertTrue(d.idle(), () -> d.toString());
+        assertEquals(Optional.of(NOW.plus(Duration.ofHours(22))), d.nextCheck());
+    }
+
+    @Test
+    void shouldLookAgainWhenTheNextMemberReachesMaxAgeNotAtOneAlreadyPastIt() {
+        Rules rules = new Rules(Optional.of(Duration.ofHours(24)), Optional.empty(), Optional.empty(), m -> 0);
+        List<Member> members = List.of(ready("a", "h1", 25 * 60), ready("a", "h1", 60));
+
+        Decision d = PoolPlan.decide(new Limits(2, 1, 0), ONE, members, rules, NOW);
+
+        assertEquals(Optional.of(NOW.plus(Duration.ofHours(23))), d.nextCheck());
+    }
+
+    @Test
+    void shouldScaleDownFromThePlacementFurthestAboveItsWeightedShare() {
+        Map<String, Weighted> two = new LinkedHashMap<>();
+        two.put("a", new Weighted("h1", 2));
+        two.put("b", new Weighted("h2", 1));
+        Member oldestB = ready("b", "h2", 70);
+        List<Member> members = List.of(ready("a", "h1", 40), ready("a", "h1", 30), ready("a", "h1", 20),
+                ready("a", "h1", 10), oldestB, ready("b", "h2", 60), ready("b", "h2", 50));
+
+        Decision d = PoolPlan.decide(new Limits(6, 1, 1), two, members, Rules.NONE, NOW);
+
+        assertEquals(List.of(oldestB), d.delete(), "a holds 4 for weight 2, b 3 for weight 1");
+    }
+
+    @Test
+    void shouldScaleDownFromThePlacementListedFirstOnATie() {
+        Map<String, Weighted> two = new LinkedHashMap<>();
+        two.put("a", new Weighted("h1", 1));
+        two.put("b", new Weighted("h2", 1));
+        Member oldestA = ready("a", "h1", 40);
+        List<Member> members = List.of(oldestA, ready("a", "h1", 30), ready("b", "h2", 20), ready("b", "h2", 10));
+
+        Decision d = PoolPlan.decide(new Limits(3, 1, 1), two, members, Rules.NONE, NOW);
+
+        assertEquals(List.of(oldestA), d.delete());
+    }
+
+    @Test
+    void shouldPutANewMemberWhereItLeavesThePlacementsClosestToTheirWeights() {
+        Map<String, Weighted> two = new LinkedHashMap<>();
+        two.put("light", new Weighted("h1", 1));
+        two.put("heavy", new Weighted("h2", 2));
+        Map<String, Weighted> even = new LinkedHashMap<>();
+        even.put("first", new Weighted("h1", 1));
+        even.put("second", new Weighted("h2", 1));
+
+        assertEquals(List.of("heavy"), PoolPlan.decide(new Limits(1, 1, 0), two, List.of(), Rules.NONE, NOW).create());
+        assertEquals(List.of("first"), PoolPlan.decide(new Limits(1, 1, 0), even, List.of(), Rules.NONE, NOW).create(),
+                "a tie goes to the placement listed first");
+    }
+
     private Member ready(String placement, String hash, int ageMinutes) {
         return member(placement, hash, true, NOW.minus(Duration.ofMinutes(ageMinutes)), Optional.empty());
     }
