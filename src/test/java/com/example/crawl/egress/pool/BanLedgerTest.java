@@ -67,6 +67,11 @@ class BanLedgerTest {
     }
 
     @Test
+    void shouldTellTheLeaseStoreToKeepBansForTheLongestWindow() {
+        assertEquals(Duration.ofHours(2), ledger.memory(), "the store keeps the bans the ledger keeps as long");
+    }
+
+    @Test
     void shouldTellOnBanWithTheBanAlreadyCountedAndOutsideTheLedgersLock() throws Exception {
         List<Integer> seen = new ArrayList<>();
         BanLedger[] self = new BanLedger[1];
