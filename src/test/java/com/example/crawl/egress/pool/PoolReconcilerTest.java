@@ -3,6 +3,7 @@ package com.example.crawl.egress.pool;
 import static com.example.crawl.egress.fakeapi.FakeApi.POOL;
 import static com.example.crawl.egress.fakeapi.FakeApi.PROXY;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -35,6 +36,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import java.util.SplittableRandom;
 import java.util.TreeSet;
 import java.util.function.UnaryOperator;
 import java.util.stream.Collectors;
@@ -74,6 +76,7 @@ class PoolReconcilerTest {
         assertEquals(List.of(3, 0, 3), List.of(starting.replicas(), starting.readyReplicas(), starting.updatedReplicas()));
         assertCondition(PoolStatusView.AVAILABLE, Condition.FALSE, "TooFewMembersReady");
         assertCondition(PoolStatusView.PROGRESSING, Condition.TRUE, "Reconciling");
+        assertEquals("3 of 3 members up to date, 3 in all", message(PoolStatusView.PROGRESSING));
 
         markReady();
         pass();
@@ -84,6 +87,7 @@ class PoolReconcilerTest {
         assertEquals(ProxyPool.POOL_LABEL + "=fleet", ready.selector());
         assertCondition(PoolStatusView.AVAILABLE, Condition.TRUE, "MinimumMembersReady");
         assertCondition(PoolStatusView.PROGRESSING, Condition.FALSE, "Complete");
+        assertEquals("all 3 members are up to date and Ready", message(PoolStatusView.PROGRESSING));
         assertTrue(Conditions.find(ready.conditions(), PoolStatusView.REPLICA_FAILURE).isEmpty());
     }
 
@@ -94,7 +98,7 @@ class PoolReconcilerTest {
         pass();
 
         Proxy m = live().getFirst();
-        assertTrue(m.getMetadata().getName().startsWith("fleet-"), m.getMetadata().getName());
+        assertTrue(m.getMetadata().getName().matches("fleet-[a-z2-7]{8}"), m.getMetadata().getName());
         assertEquals(UID, ProxyPool.owning(m).orElseThrow().getUid());
         assertEquals("fleet", m.getMetadata().getLabels().get(ProxyPool.POOL_LABEL));
         assertEquals("local", m.getMetadata().getLabels().get(ProxyPool.PLACEMENT_LABEL));
@@ -142,6 +146,94 @@ class PoolReconcilerTest {
         pass();
 
         assertEquals(ready, names(live()), "the two still starting went, the Ready ones stayed");
+    }
+
+    @Test
+    void shouldMakeMembersThatCarryTheTemplatesLabelsAndAnnotations() {
+        createPool(metadata(spec(1), Map.of("team", "crawl"), Map.of("owner", "crawl-team")), UID);
+
+        pass();
+
+        Proxy m = live().getFirst();
+        assertEquals("crawl", m.getMetadata().getLabels().get("team"));
+        assertEquals(Map.of("owner", "crawl-team"), m.getMetadata().getAnnotations());
+    }
+
+    @Test
+    void shouldCreateAtMostABurstInOnePassAndLookAgainAtOnce() {
+        createPool(spec(PoolPlan.MAX_CREATES + 1), UID);
+
+        Outcome first = pass();
+
+        assertEquals(PoolPlan.MAX_CREATES, live().size());
+        assertEquals(Outcome.after(Duration.ZERO), first);
+        pass();
+        assertEquals(PoolPlan.MAX_CREATES + 1, live().size());
+    }
+
+    @Test
+    void shouldNameAtMostFiveMembersInAnEvent() {
+        createPool(spec(5), UID);
+        pass();
+        scale(12);
+        pass();
+
+        List<String> notes = events.stream().map(ObjectEvent::note).toList();
+        String name = "fleet-[a-z2-7]{8}";
+        assertEquals(2, notes.size(), notes.toString());
+        assertTrue(notes.get(0).matches("Created 5 members: (" + name + ", ){4}" + name), notes.get(0));
+        assertTrue(notes.get(1).matches("Created 7 members: (" + name + ", ){4}" + name + " and 2 more"), notes.get(1));
+    }
+
+    @Test
+    void shouldCountOnlyTheMembersThatStayAfterAScaleDown() {
+        createPool(spec(3), UID);
+        settle();
+        scale(1);
+
+        pass();
+
+        ProxyPoolStatus s = status();
+        assertEquals(List.of(1, 1, 1), List.of(s.replicas(), s.readyReplicas(), s.updatedReplicas()));
+    }
+
+    @Test
+    void shouldCountNoMemberTheCacheDoesNotShowInTheStatus() {
+        createPool(spec(3), UID);
+        store.lagCache(true);
+
+        pass();
+        pass();
+
+        ProxyPoolStatus s = status();
+        assertEquals(List.of(0, 0, 0), List.of(s.replicas(), s.readyReplicas(), s.updatedReplicas()),
+                "made, but not members yet for the status: it counts what the cache shows");
+    }
+
+    @Test
+    void shouldReplaceAMemberSomeoneElseDeletesAtOnce() {
+        createPool(spec(2), UID);
+        settle();
+        String gone = live().getFirst().getMetadata().getName();
+        api.delete(PROXY, NS, gone); // kubectl delete: the Proxy's finalizer keeps it while its instance goes
+
+        pass();
+
+        assertEquals(2, live().size(), "a member being deleted is no member: its replacement is made now");
+        assertFalse(names(live()).contains(gone));
+    }
+
+    @Test
+    void shouldLookAgainWhenAMemberIsNextDueAndAtLeastEveryResync() {
+        createPool(rotation(spec(2), new Rotation("24h", "5m", null, null, null)), UID);
+        settle();
+
+        assertEquals(Outcome.after(Duration.ofMinutes(10)), pass(), "nothing due within the resync");
+
+        unhealthy(live().getFirst());
+        clock.advance(Duration.ofMinutes(4));
+
+        assertEquals(Outcome.after(Duration.ofMinutes(1)), pass(), "when the Unhealthy member is due");
     }
 
     // ---- failures
@@ -282,6 +374,69 @@ class PoolReconcilerTest {
         assertEquals(2L, status().observedGeneration());
     }
 
+    @Test
+    void shouldTellOfTheMembersMadeBeforeACreateFailed() {
+        createPool(spec(10), UID);
+        api.failCreates(PROXY, CreateFault.NONE, CreateFault.NONE, CreateFault.NONE, CreateFault.REFUSED);
+
+        pass();
+
+        assertEquals(List.of(PoolEventReason.MembersCreated, PoolEventReason.MemberCreateFailed),
+                events.stream().map(ObjectEvent::reason).toList());
+        assertTrue(events.get(0).note().startsWith("Created 3 members: "), events.get(0).note());
+        assertEquals(List.of(EventReason.Type.Normal, EventReason.Type.Warning),
+                events.stream().map(e -> e.reason().type()).toList());
+        assertEquals(List.of("Scale", "Scale"), events.stream().map(e -> e.reason().action()).toList());
+    }
+
+    @Test
+    void shouldMakeAnotherMemberWhenANewNameIsTakenByChance() {
+        createPool(spec(1), UID);
+        ProxyPool pool = api.get(POOL, KEY).orElseThrow();
+        String taken = MemberObjects.newMember(pool, MemberTemplate.of(pool).get("local"), new SplittableRandom(7))
+                .getMetadata().getName();
+        api.create(FakeApi.proxy(NS, taken, template(3128, Map.of()).spec())); // someone's own Proxy
+        PoolReconciler seeded = new PoolReconciler(store, BanCounts.NONE, events::add, Duration.ofMinutes(10),
+                Duration.ofSeconds(1), clock, new SplittableRandom(7));
+
+        seeded.reconcile(KEY);
+        seeded.reconcile(KEY);
+
+        assertEquals(1, live().size(), "the pass after the taken name made a member under another");
+        assertTrue(ProxyPool.owning(api.get(PROXY, NS, taken).orElseThrow()).isEmpty(), "the other Proxy is left alone");
+    }
+
+    @Test
+    void shouldCountACreateWhoseAnswerWasLostAsMadeWhenItCannotBeReadBack() {
+        createPool(spec(2), UID);
+        store.lagCache(true);
+        store.failProxyReads(true);
+        api.failCreates(PROXY, CreateFault.LOST_ANSWER);
+
+        pass();
+        pass();
+        pass();
+
+        assertEquals(2, api.list(PROXY).size(), "not knowing, it counts the member as made: it expires if it was not");
+    }
+
+    @Test
+    void shouldNotCountAMemberItDeletedWhileTheCacheStillShowsIt() {
+        createPool(rotation(spec(2), new Rotation(null, null, null, new IntOrString(1), new IntOrString(1))), UID);
+        settle();
+        store.lagDeletes(true);
+        editPool(s -> port(s, 8080));
+        pass(); // deletes one old member (maxUnavailable 1), retires the other, creates two
+        String retired = live().stream().filter(m -> m.getMetadata().getAnnotations() != null
+                && m.getMetadata().getAnnotations().containsKey(ProxyPool.RETIRED_ANNOTATION)).findFirst()
+                .orElseThrow().getMetadata().getName();
+
+        pass();
+
+        assertTrue(names(live()).contains(retired),
+                "the only Ready member stays until a replacement is Ready: the deleted one is no longer Ready");
+    }
+
     // ---- templates
 
     @Test
@@ -332,6 +487,70 @@ class PoolReconcilerTest {
         assertTrue(live().stream().allMatch(m -> m.getMetadata().getAnnotations() == null
                 || !m.getMetadata().getAnnotations().containsKey(ProxyPool.RETIRED_ANNOTATION)));
         assertCondition(PoolStatusView.PROGRESSING, Condition.FALSE, "Complete");
+    }
+
+    @Test
+    void shouldApplyALabelOrAnAnnotationChangeAloneInPlace() {
+        createPool(spec(2), UID);
+        settle();
+        Map<String, String> uids = uids(live());
+
+        editPool(s -> metadata(s, Map.of("team", "crawl"), Map.of()));
+        pass();
+        assertTrue(live().stream().allMatch(m -> "crawl".equals(m.getMetadata().getLabels().get("team"))));
+
+        editPool(s -> metadata(s, Map.of("team", "crawl"), Map.of("owner", "crawl-team")));
+        pass();
+        assertTrue(live().stream().allMatch(m -> m.getMetadata().getAnnotations() != null
+                && "crawl-team".equals(m.getMetadata().getAnnotations().get("owner"))));
+        assertEquals(uids, uids(live()), "the same Proxies, no member replaced");
+    }
+
+    @Test
+    void shouldApplyAttributesMaxLeasesAndHealthCheckEachAloneInPlace() {
+        createPool(spec(2), UID);
+        settle();
+        Map<String, String> uids = uids(live());
+        HealthCheck check = new HealthCheck("http://example.com/", null, 30, null, null, null, null);
+
+        editPool(s -> inPlace(s, Map.of("region", "us"), null, null));
+        pass();
+        assertTrue(live().stream().allMatch(m -> m.getSpec().attributes().equals(Map.of("region", "us"))));
+
+        editPool(s -> inPlace(s, Map.of("region", "us"), 5, null));
+        pass();
+        assertTrue(live().stream().allMatch(m -> m.getSpec().maxLeases() == 5));
+
+        editPool(s -> inPlace(s, Map.of("region", "us"), 5, check));
+        pass();
+        assertTrue(live().stream().allMatch(m -> m.getSpec().healthCheck().equals(check)));
+        assertEquals(uids, uids(live()), "the same Proxies, no member replaced");
+    }
+
+    @Test
+    void shouldRotateMembersOnceTheyReachMaxAge() {
+        createPool(rotation(spec(2), new Rotation("1h", null, null, new IntOrString(1), new IntOrString(0))), UID);
+        settle();
+        Set<String> first = names(live());
+
+        clock.advance(Duration.ofHours(1));
+        settle();
+
+        assertEquals(2, live().size());
+        assertTrue(live().stream().noneMatch(m -> first.contains(m.getMetadata().getName())), "every member replaced");
+    }
+
+    @Test
+    void shouldReplaceAMemberRetiredByHand() {
+        createPool(rotation(spec(2), new Rotation(null, null, null, new IntOrString(1), new IntOrString(0))), UID);
+        settle();
+        String old = live().getFirst().getMetadata().getName();
+        api.editMetadata(PROXY, NS, old, m -> m.addToAnnotations(ProxyPool.RETIRED_ANNOTATION, "by-hand"));
+
+        settle();
+
+        assertTrue(api.get(PROXY, NS, old).isEmpty(), "replaced, then deleted");
+        assertEquals(2, live().size());
     }
 
     // ---- orphans and deletion
@@ -444,6 +663,7 @@ class PoolReconcilerTest {
 
         Proxy marked = api.get(PROXY, NS, banned.getMetadata().getName()).orElseThrow();
         assertEquals("Banned", marked.getMetadata().getAnnotations().get(ProxyPool.RETIRED_ANNOTATION));
+        assertEquals(banned.getSpec(), marked.getSpec(), "retiring a member changes its annotation alone");
         assertEquals(3, live().size(), "its replacement is made while it stays, Ready, until the new one is");
 
         markReady();
@@ -600,6 +820,18 @@ class PoolReconcilerTest {
     private static ProxyPoolSpec port(ProxyPoolSpec s, int port) {
         return new ProxyPoolSpec(s.replicas(), template(port, s.template().metadata().labels()), s.placements(),
                 s.rotation());
+    }
+
+    private static ProxyPoolSpec metadata(ProxyPoolSpec s, Map<String, String> labels, Map<String, String> annotations) {
+        return new ProxyPoolSpec(s.replicas(), new ProxyTemplate(new ProxyTemplate.Metadata(labels, annotations),
+                s.template().spec()), s.placements(), s.rotation());
+    }
+
+    /** The template with the fields a member takes in place. */
+    private static ProxyPoolSpec inPlace(ProxyPoolSpec s, Map<String, String> attributes, Integer maxLeases,
+            HealthCheck check) {
+        return new ProxyPoolSpec(s.replicas(), new ProxyTemplate(s.template().metadata(), new ProxySpec(null, "local", 3128,
+                attributes, maxLeases, null, null, null, null, null, check)), s.placements(), s.rotation());
     }
 
     private static ProxyPoolSpec rotation(ProxyPoolSpec s, Rotation rotation) {
