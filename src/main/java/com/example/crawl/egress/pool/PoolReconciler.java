@@ -288,7 +288,9 @@ public final class PoolReconciler implements Reconciler<PoolKey> {
                 // Before the request: a create whose answer is lost still counts.
                 expectations.created(key, pool.getMetadata().getUid(), name, placement, template.hash(), now);
                 try {
-                    if (!store.create(member)) {
+                    if (store.create(member)) {
+                        made.add(name);
+                    } else {
                         expectations.createFailed(key, name); // a name taken by chance: the next pass makes another
                     }
                 } catch (KubernetesClientException e) {
@@ -300,7 +302,6 @@ public final class PoolReconciler implements Reconciler<PoolKey> {
                     event(pool, PoolEventReason.MemberCreateFailed, message);
                     return Optional.of(new PoolStatusView.Failure(PoolReason.CreateFailed, message));
                 }
-                made.add(name);
                 done++;
             }
         }

@@ -407,6 +407,25 @@ class PoolReconcilerTest {
     }
 
     @Test
+    void shouldNotTellOfCreatingAMemberWhoseNameWasTaken() {
+        createPool(spec(1), UID);
+        ProxyPool pool = api.get(POOL, KEY).orElseThrow();
+        String taken = MemberObjects.newMember(pool, MemberTemplate.of(pool).get("local"), new SplittableRandom(7))
+                .getMetadata().getName();
+        api.create(FakeApi.proxy(NS, taken, template(3128, Map.of()).spec()));
+        PoolReconciler seeded = new PoolReconciler(store, BanCounts.NONE, events::add, Duration.ofMinutes(10),
+                Duration.ofSeconds(1), clock, new SplittableRandom(7));
+
+        seeded.reconcile(KEY);
+        seeded.reconcile(KEY);
+
+        List<String> notes = events.stream().map(ObjectEvent::note).toList();
+        assertEquals(1, notes.size(), notes.toString());
+        assertFalse(notes.getFirst().contains(taken), notes.toString());
+        assertEquals("Created 1 member: " + live().getFirst().getMetadata().getName(), notes.getFirst());
+    }
+
+    @Test
     void shouldCountACreateWhoseAnswerWasLostAsMadeWhenItCannotBeReadBack() {
         createPool(spec(2), UID);
         store.lagCache(true);
