@@ -94,7 +94,7 @@ public final class ReplicatedLeasesBenchmark {
         int warmup = args.length > 3 ? Integer.parseInt(args[3]) : 10;
         int rounds = args.length > 4 ? Integer.parseInt(args[4]) : 3;
         // First, before anything creates an HttpServer: the JDK server's settings as Main makes them.
-        JdkHttpServerLimits.apply(OperatorConfig.parse(List.of(), Map.of()).discovery());
+        JdkHttpServerLimits.apply(OperatorConfig.parse(List.of(), Map.of("DISCOVERY_TOKEN", TOKEN)).discovery());
         LogSetup.configure(LogFormat.JSON, Level.INFO, new PrintStream(OutputStream.nullOutputStream()),
                 Clock.systemUTC());
         List<Proxy> fleet = DiscoveryBenchmark.fleet(proxies);
