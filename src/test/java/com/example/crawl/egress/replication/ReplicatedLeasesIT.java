@@ -67,6 +67,7 @@ class ReplicatedLeasesIT {
 
     private MockCluster cluster;
     private final List<Replica> replicas = new ArrayList<>();
+    private final List<Replica> vanished = new ArrayList<>();
 
     /** One replica: its own client, store and service, and what it recorded. */
     private final class Replica implements AutoCloseable {
@@ -116,10 +117,14 @@ class ReplicatedLeasesIT {
             return assertInstanceOf(Acquisition.Granted.class, leases.acquire(List.of(A), Map.of(), target, TTL)).lease();
         }
 
-        /** kill -9, as far as the API server can tell: nothing more arrives from this replica. */
+        /**
+         * kill -9, as far as the API server can tell: nothing more arrives from this replica. Its
+         * service is closed after the test, so that its writer, left retrying a closed client, ends.
+         */
         void vanish() {
             client.close();
             replicas.remove(this);
+            vanished.add(this);
         }
 
         @Override
@@ -137,6 +142,7 @@ class ReplicatedLeasesIT {
     @AfterEach
     void stop() {
         replicas.forEach(Replica::close);
+        vanished.forEach(r -> r.leases.close());
         cluster.close();
     }
 
