@@ -37,7 +37,6 @@ import io.opentelemetry.api.trace.Tracer;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.io.PrintStream;
 import java.lang.management.ManagementFactory;
-import java.net.URI;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Arrays;
@@ -185,8 +184,7 @@ final class Operator {
             LoggerFactory.getLogger(Operator.class).atWarn().log("No --advertise-url and no POD_IP: while this replica "
                     + "leads, the others answer lease calls 503 instead of passing them on to it");
         }
-        return new StateSecrets.Leader(config.leaderElection().identity(),
-                config.replication().advertiseUrl().orElse(URI.create("http://unadvertised.invalid/")));
+        return new StateSecrets.Leader(config.leaderElection().identity(), config.replication().advertiseUrl());
     }
 
     private static ReplicatedLeases.Timing timing(OperatorConfig.Replication r) {

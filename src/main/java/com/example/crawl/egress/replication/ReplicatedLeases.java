@@ -326,7 +326,8 @@ public final class ReplicatedLeases implements LeaseService, AutoCloseable {
         return switch (role) {
             case SERVING -> Placement.HERE;
             case FOLLOWING -> leader.filter(l -> !l.identity().equals(self.identity()))
-                    .<Placement>map(l -> new Placement.Leader(l.url()))
+                    .<Placement>map(l -> l.url().<Placement>map(Placement.Leader::new).orElse(new Placement.Nowhere(
+                            "the leader advertises no URL to pass lease calls on to (--advertise-url); retry")))
                     .orElse(new Placement.Nowhere("no leader serves leases right now; retry"));
             case LOADING -> new Placement.Nowhere("this replica has just become leader and is loading the lease state; "
                     + "retry");

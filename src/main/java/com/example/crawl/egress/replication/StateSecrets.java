@@ -37,15 +37,26 @@ public final class StateSecrets extends StateStore {
     static final String KEY_TYPE = "crawl.example.com/lease-key";
     private static final String MANAGED_BY = "app.kubernetes.io/managed-by";
 
-    /** The leader serving leases, as the state names it. */
-    public record Leader(String identity, URI url) {
+    /**
+     * The leader serving leases, as the state names it: its identity (the election's), and the URL
+     * other replicas pass lease calls on to, when it advertises one. Written {@code identity url},
+     * or {@code identity} alone.
+     */
+    public record Leader(String identity, Optional<URI> url) {
+        public Leader(String identity, URI url) {
+            this(identity, Optional.of(url));
+        }
+
         String encode() {
-            return identity + " " + url;
+            return url.map(u -> identity + " " + u).orElse(identity);
         }
 
         static Optional<Leader> decode(String value) {
             int space = value.indexOf(' ');
-            if (space <= 0) {
+            if (space < 0) {
+                return value.isEmpty() ? Optional.empty() : Optional.of(new Leader(value, Optional.empty()));
+            }
+            if (space == 0) {
                 return Optional.empty();
             }
             try {

@@ -79,6 +79,11 @@ class ReplicatedLeasesIT {
         final AtomicInteger fenced = new AtomicInteger();
 
         Replica(String name, ReplicatedLeases.Timing timing) {
+            this(name, timing, Optional.of(URI.create("http://" + name + ".invalid:8090")));
+        }
+
+        /** @param url what this replica advertises to the others as leader: none without --advertise-url */
+        Replica(String name, ReplicatedLeases.Timing timing, Optional<URI> url) {
             client = new KubernetesClientBuilder().withConfig(new ConfigBuilder()
                     .withMasterUrl(cluster.client().getMasterUrl().toString()).withNamespace(OPS)
                     .withRequestRetryBackoffLimit(0).build()).build();
@@ -95,8 +100,7 @@ class ReplicatedLeasesIT {
                     return Duration.ofHours(24);
                 }
             });
-            leases = new ReplicatedLeases(store, secrets,
-                    new StateSecrets.Leader(name, URI.create("http://" + name + ".invalid:8090")), timing,
+            leases = new ReplicatedLeases(store, secrets, new StateSecrets.Leader(name, url), timing,
                     NanoClock.system(), events::add, fenced::incrementAndGet);
             leases.start();
             MockCluster.await(WAIT, leases::synced);
@@ -183,6 +187,17 @@ class ReplicatedLeasesIT {
         assertEquals(Duration.ofSeconds(1), refused.retryAfter());
         assertFalse(coolsDown(state(), "crawl/a", "shop.example"), "not acknowledged, and not stored yet");
         MockCluster.await(WAIT, () -> coolsDown(state(), "crawl/a", "shop.example"));
+    }
+
+    @Test
+    void shouldNotPassCallsOnToALeaderThatAdvertisesNoUrl() {
+        Replica a = new Replica("a", TIMING, Optional.empty()).leading();
+        Replica b = new Replica("b");
+        // Before the mirror names a, b says no leader serves; after, it says why it cannot pass calls on.
+        MockCluster.await(WAIT, () -> b.leases.placement() instanceof Placement.Nowhere n
+                && n.reason().contains("--advertise-url"));
+        assertEquals(Optional.of(new StateSecrets.Leader("a", Optional.empty())), stored().orElseThrow().leader(),
+                "named by its identity alone");
     }
 
     @Test
