@@ -14,6 +14,7 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.locks.ReentrantLock;
@@ -39,6 +40,10 @@ import org.slf4j.LoggerFactory;
  * <p>Between ticks, {@link #changed} hears of every Proxy the informer adds or updates. A proxy
  * that shows an instance the engine has not probed yet (a new address, a recreated object) is
  * probed at once rather than on the next tick: a new proxy becomes healthy as soon as it answers.
+ *
+ * <p>The lease store may ask for a probe at once ({@link #probeNow}), when clients report that
+ * requests through a proxy failed; every probe's start and success are told to the {@link
+ * ProbeObserver}s, so that the store lends the proxy again once a probe since then succeeded.
  *
  * <p>When the verdict that status should show changes (see {@link ProxyHealth#apply}), the engine
  * publishes it, for {@link #verdict}, and hands the key to the listener (the reconcile queue); if
@@ -74,6 +79,8 @@ public final class HealthEngine implements HealthSource, AutoCloseable {
     private final Tracer tracer;
     private final VerdictTable verdicts;
     private final ProbeSchedule schedule;
+    private final NanoClock nanos;
+    private final List<ProbeObserver> observers = new CopyOnWriteArrayList<>();
 
     private final ReentrantLock lock = new ReentrantLock();
     private Thread scheduler; // guarded by lock
@@ -103,6 +110,7 @@ public final class HealthEngine implements HealthSource, AutoCloseable {
         this.prober = prober;
         this.config = config;
         this.tracer = tracer;
+        this.nanos = seams.nanos();
         this.verdicts = new VerdictTable(seams.clock(), seams.nanos(), config.latencyReportInterval(), recorder,
                 listener);
         this.schedule = new ProbeSchedule(this::subjects, verdicts,
@@ -114,6 +122,23 @@ public final class HealthEngine implements HealthSource, AutoCloseable {
     @Override
     public Optional<HealthVerdict> verdict(ProxyKey key) {
         return verdicts.verdict(key);
+    }
+
+    /**
+     * Probes {@code key} as soon as a permit allows, beside its schedule: for the lease store, when
+     * clients report that requests through the proxy failed. See {@link ProbeSchedule#probeNow}.
+     * Never blocks beyond the engine's locks.
+     *
+     * @return false when the engine does not probe that proxy (unknown, not listed yet, not
+     *     started on this replica, closed): nothing will happen
+     */
+    public boolean probeNow(ProxyKey key) {
+        return schedule.probeNow(key);
+    }
+
+    /** Adds {@code observer}, told of every probe from now on. */
+    public void observe(ProbeObserver observer) {
+        observers.add(observer);
     }
 
     /** Starts the scheduling thread. */
@@ -189,15 +214,28 @@ public final class HealthEngine implements HealthSource, AutoCloseable {
 
     /** Runs on the job's own thread: the probe, its span, the verdict; then frees the schedule's permit. */
     private void probe(ProbeSchedule.Job job) {
+        long started = nanos.nanoTime();
         try (ActiveSpan span = config.trace() ? ProbeSpans.start(tracer, job.key(), job.target()) : ActiveSpan.none()) {
             ProbeResult result = prober.probe(job.target());
             ProbeSpans.record(span, result);
             verdicts.judge(job.slot().health(), result);
+            tell(job.key(), started, result instanceof ProbeResult.Success);
         } catch (RuntimeException e) {
             LOG.atError().setCause(e).addKeyValue("namespace", job.key().namespace())
                     .addKeyValue("name", job.key().name()).log("Health probe failed unexpectedly; not counted");
         } finally {
             schedule.finished(job);
+        }
+    }
+
+    private void tell(ProxyKey key, long started, boolean succeeded) {
+        for (ProbeObserver o : observers) {
+            try {
+                o.probed(key, started, succeeded);
+            } catch (RuntimeException e) {
+                LOG.atError().setCause(e).addKeyValue("namespace", key.namespace()).addKeyValue("name", key.name())
+                        .log("Probe observer failed");
+            }
         }
     }
 }

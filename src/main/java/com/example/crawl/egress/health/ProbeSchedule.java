@@ -115,6 +115,39 @@ final class ProbeSchedule {
     }
 
     /**
+     * A probe of {@code key} as soon as possible, beside the schedule: its next probe is due now,
+     * planned at once (moved forward if it was planned for later), or, if one is in flight, planned
+     * as soon as that one ends. The period goes on from that probe's start. Nothing else changes:
+     * the verdict stays, and the proxy is still never probed twice at once.
+     *
+     * @return whether a probe that starts from now on is assured; false for a proxy not tracked (not
+     *     listed yet, gone, or before the first tick) or once closed
+     */
+    boolean probeNow(ProxyKey key) {
+        lock.lock();
+        try {
+            ProbeSlot slot = slots.get(key);
+            if (listings == 0 || ticker.closed() || slot == null) {
+                return false;
+            }
+            long now = nanos.nanoTime();
+            slot.askedAt(now);
+            if (slot.inFlight()) {
+                return true; // finished() plans the next
+            }
+            if (slot.busy()) {
+                planned.removeIf(job -> job.slot() == slot);
+                slot.unplanned();
+            }
+            plan(key, slot);
+            ticker.wake();
+            return true;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
      * Lists the proxies, forgets those gone, starts over for those whose instance changed, and
      * plans every probe due before the next tick. A slot {@link #changed} made after the listing
      * began is newer than the listing, and left alone.
@@ -242,11 +275,18 @@ final class ProbeSchedule {
         }
     }
 
-    /** The probe of {@code job} ended: its permit is free, its proxy may be planned again. Wakes {@link #run}. */
+    /**
+     * The probe of {@code job} ended: its permit is free, its proxy may be planned again (at once if
+     * {@link #probeNow} asked for a probe while it ran). Wakes {@link #run}.
+     */
     void finished(Job job) {
         lock.lock();
         try {
+            boolean again = job.slot().again();
             job.slot().finished();
+            if (again && slots.get(job.key()) == job.slot() && !ticker.closed()) {
+                plan(job.key(), job.slot());
+            }
             permits.release();
             ticker.wake();
         } finally {

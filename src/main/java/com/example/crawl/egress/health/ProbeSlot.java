@@ -18,6 +18,8 @@ final class ProbeSlot {
     private long nextDue;
     private Long lastStart;
     private boolean busy;
+    private boolean inFlight;
+    private boolean again;
 
     /**
      * @param listing the schedule's listing count when the slot was made: a tick whose listing
@@ -68,10 +70,37 @@ final class ProbeSlot {
         busy = true;
     }
 
+    /** Started and not yet finished. */
+    boolean inFlight() {
+        return inFlight;
+    }
+
+    /**
+     * A probe was asked for at {@code now}: the next is due then at the latest. While one is in
+     * flight, the next is due as soon as it ends ({@link #again}).
+     */
+    void askedAt(long now) {
+        if (nextDue - now > 0) {
+            nextDue = now;
+        }
+        again = inFlight;
+    }
+
+    /** Whether a probe was asked for while one was in flight: the schedule plans the next as soon as it ends. */
+    boolean again() {
+        return again;
+    }
+
+    /** The planned probe was taken back to be planned anew, sooner. */
+    void unplanned() {
+        busy = false;
+    }
+
     /** A probe due at {@code due} started at {@code now}; the next is due one period after {@code due}. */
     void started(long due, long now) {
         long period = subject.period().toNanos();
         lastStart = now;
+        inFlight = true;
         nextDue = due + period;
         if (nextDue - now <= 0) {
             nextDue = now + period; // more than a period late: skip the missed slots, no burst
@@ -80,5 +109,7 @@ final class ProbeSlot {
 
     void finished() {
         busy = false;
+        inFlight = false;
+        again = false;
     }
 }

@@ -1,0 +1,133 @@
+package com.example.crawl.egress.health;
+
+import static com.example.crawl.egress.health.EngineRig.check;
+import static com.example.crawl.egress.health.EngineRig.key;
+import static com.example.crawl.egress.health.EngineRig.managed;
+import static com.example.crawl.egress.health.ScriptedProber.ok;
+import static com.example.crawl.egress.health.ScriptedProber.timeout;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.example.crawl.egress.api.Proxy;
+import com.example.crawl.egress.cache.ProxyKey;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@link HealthEngine#probeNow} and the {@link ProbeObserver}s: a probe asked for beside the
+ * schedule runs at once, or right after the one in flight, never beside it; every probe is told
+ * with its start and result.
+ */
+class HealthEngineProbeNowTest {
+
+    private final EngineRig rig = new EngineRig();
+    private final Proxy a = managed("a", "10.0.0.1", check(10, 1, 3));
+    private final List<Probed> observed = new CopyOnWriteArrayList<>();
+
+    record Probed(ProxyKey key, long started, boolean succeeded) { }
+
+    HealthEngineProbeNowTest() {
+        rig.engine.observe((key, started, succeeded) -> observed.add(new Probed(key, started, succeeded)));
+        rig.prober.answer("10.0.0.1", ok(5));
+        rig.proxies.add(a);
+    }
+
+    /** What the scheduler does when woken between ticks: start what is due, without a tick. */
+    private void wake() {
+        rig.engine.fire();
+        rig.runProbes();
+    }
+
+    @Test
+    void shouldProbeAnIdleProxyAtOnceAndGoOnWithItsPeriodFromThere() {
+        rig.round();
+        rig.time.advance(Duration.ofSeconds(2));
+
+        assertTrue(rig.engine.probeNow(key("a")));
+        wake();
+        assertEquals(2, rig.prober.count("10.0.0.1"), "probed at 2 s, not at 10 s");
+
+        rig.seconds(10); // 2 s … 11 s
+        assertEquals(2, rig.prober.count("10.0.0.1"), "the next is due a period after the one asked for");
+        rig.seconds(1);
+        assertEquals(3, rig.prober.count("10.0.0.1"));
+    }
+
+    @Test
+    void shouldMoveAProbePlannedForLaterRatherThanAddOne() {
+        rig.round(); // probed at 0; the next is due at 10
+        rig.time.advance(Duration.ofMillis(9_500));
+        rig.engine.tick(); // plans the probe due at 10
+
+        assertTrue(rig.engine.probeNow(key("a")));
+        wake();
+        assertEquals(2, rig.prober.count("10.0.0.1"), "the planned probe ran now");
+        rig.time.advance(Duration.ofMillis(500));
+        wake();
+        assertEquals(2, rig.prober.count("10.0.0.1"), "and not again at 10");
+    }
+
+    @Test
+    void shouldProbeOnceMoreRightAfterAProbeInFlightNeverBesideIt() {
+        rig.round();
+        rig.time.advance(Duration.ofSeconds(10));
+        long asked = rig.time.nanoTime() + Duration.ofSeconds(1).toNanos();
+        AtomicBoolean first = new AtomicBoolean(true);
+        rig.prober.onProbe(() -> {
+            if (first.getAndSet(false)) { // while the probe at 10 s is in flight
+                rig.time.advance(Duration.ofSeconds(1));
+                assertTrue(rig.engine.probeNow(key("a")));
+                rig.engine.fire();
+                assertTrue(rig.probes.isEmpty(), "nothing starts beside the probe in flight");
+            }
+        });
+
+        rig.round(); // the probe at 10 s; the one asked for starts as it ends
+        rig.engine.fire();
+        rig.runProbes();
+
+        assertEquals(3, rig.prober.count("10.0.0.1"));
+        assertEquals(3, observed.size());
+        assertTrue(observed.get(2).started() - asked >= 0, "the probe asked for began after it was asked for");
+    }
+
+    @Test
+    void shouldAskNothingOfAProxyItDoesNotProbe() {
+        assertFalse(rig.engine.probeNow(key("a")), "before the first tick");
+        rig.round();
+        assertFalse(rig.engine.probeNow(key("b")), "not a proxy it lists");
+        rig.engine.close();
+        assertFalse(rig.engine.probeNow(key("a")), "closed");
+        wake();
+        assertEquals(1, rig.prober.count("10.0.0.1"));
+    }
+
+    @Test
+    void shouldTellObserversOfEveryProbeWithItsStartAndResult() {
+        long start = rig.time.nanoTime();
+        rig.round();
+        rig.time.advance(Duration.ofSeconds(10));
+        rig.prober.answer("10.0.0.1", timeout());
+        rig.round();
+
+        assertEquals(List.of(new Probed(key("a"), start, true),
+                new Probed(key("a"), start + Duration.ofSeconds(10).toNanos(), false)), observed);
+    }
+
+    @Test
+    void shouldProbeOnWhenAnObserverThrows() {
+        rig.engine.observe((key, started, succeeded) -> {
+            throw new IllegalStateException("observer bug");
+        });
+        rig.round();
+        rig.time.advance(Duration.ofSeconds(10));
+        rig.round();
+
+        assertEquals(2, rig.prober.count("10.0.0.1"));
+        assertEquals(2, observed.size(), "the other observer still hears each probe");
+    }
+}
