@@ -1,6 +1,5 @@
 package com.example.crawl.egress.pool;
 
-import com.example.crawl.egress.api.Proxy;
 import com.example.crawl.egress.api.ProxyPool;
 import com.example.crawl.egress.cache.PoolInformer;
 import com.example.crawl.egress.cache.PoolKey;
@@ -43,12 +42,7 @@ public final class PoolBans {
 
     /** The pool whose member {@code proxyKey} ({@code namespace/name}) is, from the cache. */
     private static Optional<PoolKey> owner(ProxyInformers proxies, String proxyKey) {
-        int slash = proxyKey.indexOf('/');
-        if (slash < 0) {
-            return Optional.empty();
-        }
-        String namespace = proxyKey.substring(0, slash);
-        Optional<Proxy> proxy = proxies.proxy(new ProxyKey(namespace, proxyKey.substring(slash + 1)));
-        return proxy.flatMap(ProxyPool::owning).map(r -> new PoolKey(namespace, r.getName()));
+        return ProxyKey.parse(proxyKey).flatMap(key -> proxies.proxy(key).flatMap(ProxyPool::owning)
+                .map(r -> new PoolKey(key.namespace(), r.getName())));
     }
 }
