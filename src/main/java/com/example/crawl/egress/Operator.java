@@ -13,6 +13,7 @@ import com.example.crawl.egress.events.EventRecorder;
 import com.example.crawl.egress.gc.OrphanSweeper;
 import com.example.crawl.egress.health.ConnectProber;
 import com.example.crawl.egress.health.HealthEngine;
+import com.example.crawl.egress.lease.LeaseIds;
 import com.example.crawl.egress.lease.LeaseStore;
 import com.example.crawl.egress.local.LocalMode;
 import com.example.crawl.egress.metrics.Metrics;
@@ -100,8 +101,10 @@ final class Operator {
         // A thread per callback: a lost lease must be handled even while a start is still running.
         ExecutorService leaderStart = shutdown.register(LEADERSHIP, Executors.newThreadPerTaskExecutor(threads("leader-")));
         // Every replica mirrors the lease state; the leader serves leases from it, and writes it.
+        // Clients' failures ask the engine for a probe, and a probe's success lets the proxy be lent again.
         LeaseStore store = shutdown.register(LEASES, new LeaseStore(config.leases(), Clock.systemUTC(), NanoClock.system(),
-                bans));
+                bans, key -> ProxyKey.parse(key).ifPresent(engine::probeNow), new LeaseIds(LeaseIds.newKey())));
+        engine.observe((key, started, succeeded) -> store.probed(key.toString(), started, succeeded));
         ReplicatedLeases leases = shutdown.register(LEASES, new ReplicatedLeases(store, new StateSecrets(client,
                 electionNamespace(client, config), config.leaderElection().id()), self(config), timing(config.replication()),
                 NanoClock.system(), events, () -> shutdown.fail(Main.EXIT_FAILED)));

@@ -67,8 +67,14 @@ final class FlagTable {
                         + "--provider-check-interval")
                 .define("default-lease-ttl", "5m", "lease TTL when a request gives none")
                 .define("max-lease-ttl", "1h", "longest lease TTL a client may ask for; longer requests are refused")
-                .define("cooldown-window", "10m",
-                        "how long a proxy is kept from a target after a rate_limited or banned report")
+                .define("cooldown-window", "10m", "how long a proxy is first kept from a target after a banned report; "
+                        + "repeated bad reports double it")
+                .define("rate-limit-cooldown", "1m", "shortest time a proxy is kept from a target after a rate_limited "
+                        + "report; its retryAfterSeconds may ask for longer, and repeated bad reports double it")
+                .define("max-cooldown", "24h", "longest any cooldown lasts, however escalated or asked for")
+                .define("failure-threshold", "3", "failed reports of one proxy within --failure-window that keep it "
+                        + "from new leases until a health probe succeeds")
+                .define("failure-window", "1m", "span over which failed reports are counted")
                 .define("lease-sweep-interval", "30s", "interval between sweeps of expired leases and cooldowns")
                 .define("lease-commit-interval", "200ms", "shortest time between two writes of the lease state while a "
                         + "report waits for one: reports arriving meanwhile share a write")

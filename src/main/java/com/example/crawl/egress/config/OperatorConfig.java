@@ -104,8 +104,32 @@ public record OperatorConfig(
     /** The deadline of a round of provider checks when {@code --provider-check-timeout} is 0. */
     static final Duration DEFAULT_PROVIDER_CHECK_TIMEOUT = Duration.ofSeconds(15);
 
-    /** Lease store limits. */
-    public record Leases(Duration defaultTtl, Duration maxTtl, Duration cooldownWindow, Duration sweepInterval) { }
+    /**
+     * Lease store limits and the rules of its cooldowns and of passive health.
+     *
+     * @param cooldownWindow    the first cooldown after a {@code banned} report, and how long after
+     *                          its end an expired lease still takes a report
+     * @param rateLimitCooldown the shortest cooldown after a {@code rate_limited} report (a
+     *                          {@code retryAfterSeconds} may ask for longer)
+     * @param maxCooldown       the longest any cooldown lasts, escalated or asked for
+     * @param failureThreshold  {@code failed} reports of one proxy within {@code failureWindow}
+     *                          that keep it from new leases until a probe succeeds
+     * @param failureWindow     the span those failures are counted over, and how long after a
+     *                          probe cleared a proxy new failures cannot exclude it again
+     */
+    public record Leases(Duration defaultTtl, Duration maxTtl, Duration cooldownWindow, Duration sweepInterval,
+            Duration rateLimitCooldown, Duration maxCooldown, int failureThreshold, Duration failureWindow) {
+
+        /** Limits whose rate limits cool down as long as bans: one window each, escalation up to a day. */
+        public Leases(Duration defaultTtl, Duration maxTtl, Duration cooldownWindow, Duration sweepInterval) {
+            this(defaultTtl, maxTtl, cooldownWindow, sweepInterval, cooldownWindow,
+                    max(cooldownWindow, Duration.ofDays(1)), 3, Duration.ofMinutes(1));
+        }
+
+        private static Duration max(Duration a, Duration b) {
+            return a.compareTo(b) >= 0 ? a : b;
+        }
+    }
 
     /**
      * How the leader keeps the lease state in the cluster and how other replicas reach it.
@@ -334,7 +358,13 @@ public record OperatorConfig(
 
     private static Leases leases(Flags f) throws ConfigException {
         Leases l = new Leases(positive(f, "default-lease-ttl"), positive(f, "max-lease-ttl"),
-                positive(f, "cooldown-window"), positive(f, "lease-sweep-interval"));
+                positive(f, "cooldown-window"), positive(f, "lease-sweep-interval"), positive(f, "rate-limit-cooldown"),
+                positive(f, "max-cooldown"), f.integer("failure-threshold", 1, 1_000), positive(f, "failure-window"));
+        for (String shorter : List.of("cooldown-window", "rate-limit-cooldown")) {
+            if (f.duration(shorter).compareTo(l.maxCooldown()) > 0) {
+                throw Flags.invalid(shorter, f.string(shorter), "must not exceed --max-cooldown (" + f.string("max-cooldown") + ")");
+            }
+        }
         if (l.defaultTtl().compareTo(l.maxTtl()) > 0) {
             throw Flags.invalid("default-lease-ttl", f.string("default-lease-ttl"),
                     "must not exceed --max-lease-ttl (" + f.string("max-lease-ttl") + ")");

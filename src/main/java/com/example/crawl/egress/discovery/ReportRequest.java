@@ -1,6 +1,7 @@
 package com.example.crawl.egress.discovery;
 
 import com.example.crawl.egress.lease.ReportResult;
+import java.time.Duration;
 import java.util.Arrays;
 import java.util.Optional;
 import java.util.Set;
@@ -8,15 +9,19 @@ import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.node.ObjectNode;
 
 /**
- * The body of {@code POST /v1/leases/{id}/report}: {@code {"result": "ok|rate_limited|banned",
- * "target": "..."}}, {@code result} required, {@code target} optional.
+ * The body of {@code POST /v1/leases/{id}/report}: {@code {"result":
+ * "ok|rate_limited|banned|failed", "target": "...", "retryAfterSeconds": N}}, {@code result}
+ * required, the others optional; {@code retryAfterSeconds} only with {@code rate_limited}.
  *
- * @param result what the client saw
- * @param target the site it saw it on; the store falls back to the lease's target, then to every target
+ * @param result     what the client saw
+ * @param target     the site it saw it on; the store falls back to the lease's target, then to every target
+ * @param retryAfter the site's {@code Retry-After}, from 0 to {@value #MAX_RETRY_AFTER_SECONDS} seconds
  */
-record ReportRequest(ReportResult result, Optional<String> target) {
+record ReportRequest(ReportResult result, Optional<String> target, Optional<Duration> retryAfter) {
 
-    private static final Set<String> FIELDS = Set.of("result", "target");
+    /** The longest {@code Retry-After} a report may carry: a day. A longer one is a client's bug, not a site's timing. */
+    static final long MAX_RETRY_AFTER_SECONDS = 86_400;
+    private static final Set<String> FIELDS = Set.of("result", "target", "retryAfterSeconds");
     private static final String RESULTS = String.join(", ",
             Arrays.stream(ReportResult.values()).map(ReportResult::wireName).toList());
 
@@ -38,6 +43,28 @@ record ReportRequest(ReportResult result, Optional<String> target) {
         ReportResult result = ReportResult.fromWire(value.stringValue()).orElseThrow(() -> new ApiException(
                 ErrorCode.INVALID_RESULT, "unknown result \"" + JsonBodies.echo(value.stringValue())
                         + "\": expected one of " + RESULTS));
-        return new ReportRequest(result, JsonBodies.target(object));
+        Optional<String> target = JsonBodies.target(object);
+        return new ReportRequest(result, target, retryAfter(object.get("retryAfterSeconds"), result));
+    }
+
+    private static Optional<Duration> retryAfter(JsonNode value, ReportResult result) {
+        if (JsonBodies.absent(value)) {
+            return Optional.empty();
+        }
+        String bounds = "retryAfterSeconds must be a whole number of seconds from 0 to " + MAX_RETRY_AFTER_SECONDS
+                + " (a day)";
+        if (!value.isIntegralNumber()) {
+            throw new ApiException(ErrorCode.INVALID_RETRY_AFTER, bounds + ", not " + JsonBodies.kind(value)
+                    + (value.isNumber() ? " with a fraction or exponent" : "")
+                    + (value.isString() ? ": convert an HTTP date to seconds from now" : ""));
+        }
+        if (!value.canConvertToLong() || value.longValue() < 0 || value.longValue() > MAX_RETRY_AFTER_SECONDS) {
+            throw new ApiException(ErrorCode.INVALID_RETRY_AFTER, bounds);
+        }
+        if (result != ReportResult.RATE_LIMITED) {
+            throw new ApiException(ErrorCode.INVALID_RETRY_AFTER, "retryAfterSeconds goes only with result "
+                    + "rate_limited, not " + result.wireName() + ": a site's Retry-After is a rate limit's timing");
+        }
+        return Optional.of(Duration.ofSeconds(value.longValue()));
     }
 }

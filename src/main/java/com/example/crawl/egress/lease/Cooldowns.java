@@ -1,13 +1,19 @@
 package com.example.crawl.egress.lease;
 
+import java.time.Duration;
+import java.util.EnumMap;
+import java.util.Map;
 import java.util.Optional;
-import java.util.OptionalLong;
 
 /**
- * The lease store's cooldowns: per proxy, one end time (on the monotonic clock) per target, the
- * empty target standing for every target. Bounded ({@link TargetTimes}): at most
- * {@value #PER_PROXY} per proxy and {@value #TOTAL} in all. A new or extended cooldown becomes the
- * newest, and one beyond either bound drops the oldest (of that proxy, or of all), which is counted.
+ * The lease store's cooldowns: per proxy, one {@link Cooldown} per target, the empty target
+ * standing for every target, started and escalated by the {@link CooldownRules}. A cooldown that
+ * ended is kept until it is {@linkplain Cooldown#forgottenAt forgotten}, so that the next bad
+ * report for the same site escalates from it.
+ *
+ * <p>Bounded ({@link TargetMap}): at most {@value #PER_PROXY} per proxy and {@value #TOTAL} in
+ * all. A new or lengthened cooldown becomes the newest, and one beyond either bound drops the
+ * oldest (of that proxy, or of all), which is counted.
  *
  * <p>Not thread-safe: {@link LeaseStore} calls it under its lock.
  */
@@ -20,49 +26,92 @@ final class Cooldowns {
     /** The target of a cooldown for every target. */
     static final String ALL_TARGETS = "";
 
-    private final TargetTimes ends = new TargetTimes(PER_PROXY, TOTAL);
+    private final CooldownRules rules;
+    private final TargetMap<Cooldown> held = new TargetMap<>(PER_PROXY, TOTAL);
 
-    /** Starts or extends the cooldown of {proxy, target} until {@code until}. */
-    void start(String proxy, String target, long until) {
-        ends.put(proxy, target, until);
+    Cooldowns(CooldownRules rules) {
+        this.rules = rules;
+    }
+
+    /** A bad report of {@code kind} for {proxy, target} at {@code now}: starts, lengthens or escalates its cooldown. */
+    void start(String proxy, String target, ReportResult kind, Optional<Duration> retryAfter, long now) {
+        held.put(proxy, target, rules.after(kind, retryAfter, held.get(proxy, target), now));
+    }
+
+    /**
+     * An {@code ok} report for {proxy, target} at {@code now}: a running cooldown runs to its end
+     * but is forgiven (the next bad report starts from the base), an ended one is forgotten.
+     *
+     * @return whether anything changed
+     */
+    boolean forgive(String proxy, String target, long now) {
+        Cooldown c = held.get(proxy, target);
+        if (c == null || c.running(now) && c.length() == 0) {
+            return false;
+        }
+        if (c.running(now)) {
+            held.put(proxy, target, new Cooldown(c.end(), 0, c.kind()));
+        } else {
+            held.remove(proxy, target);
+        }
+        return true;
+    }
+
+    /** Holds {@code cooldown} for {proxy, target} as it is: one loaded from a state. */
+    void load(String proxy, String target, Cooldown cooldown) {
+        held.put(proxy, target, cooldown);
     }
 
     /** Whether {@code proxy} cools down at {@code now} for every target, or for {@code target}. */
     boolean cooling(String proxy, Optional<String> target, long now) {
-        return running(ends.time(proxy, ALL_TARGETS), now)
-                || target.isPresent() && running(ends.time(proxy, target.get()), now);
+        return running(held.get(proxy, ALL_TARGETS), now)
+                || target.isPresent() && running(held.get(proxy, target.get()), now);
     }
 
-    /** Forgets the cooldowns that ended by {@code now}. */
+    /** Forgets the cooldowns that are past being remembered at {@code now}. */
     void sweep(long now) {
-        ends.removeIf(until -> now - until >= 0);
+        held.removeIf(c -> now - c.forgottenAt() >= 0);
     }
 
+    /** Cooldowns held: running, or ended and still remembered. */
     int size() {
-        return ends.size();
+        return held.size();
+    }
+
+    /** Running cooldowns at {@code now}, by the worst outcome each was started or lengthened for. */
+    Map<ReportResult, Integer> running(long now) {
+        Map<ReportResult, Integer> counts = new EnumMap<>(ReportResult.class);
+        counts.put(ReportResult.RATE_LIMITED, 0);
+        counts.put(ReportResult.BANNED, 0);
+        held.forEach((proxy, target, c) -> {
+            if (c.running(now)) {
+                counts.merge(c.kind(), 1, Integer::sum);
+            }
+        });
+        return counts;
     }
 
     /** Every cooldown, oldest first. */
-    void forEach(TargetTimes.Visitor visitor) {
-        ends.forEach(visitor);
+    void forEach(TargetMap.Visitor<Cooldown> visitor) {
+        held.forEach(visitor);
     }
 
     /** Drops the oldest cooldown, counted as dropped; false when there is none. */
     boolean dropOldest() {
-        return ends.dropOldest();
+        return held.dropOldest();
     }
 
     /** Forgets every cooldown, not counted as dropped. */
     void clear() {
-        ends.clear();
+        held.clear();
     }
 
-    /** Cooldowns dropped before their end because a bound was reached. */
+    /** Cooldowns dropped before they were forgotten because a bound was reached. */
     long dropped() {
-        return ends.dropped();
+        return held.dropped();
     }
 
-    private static boolean running(OptionalLong until, long now) {
-        return until.isPresent() && now - until.getAsLong() < 0;
+    private static boolean running(Cooldown c, long now) {
+        return c != null && c.running(now);
     }
 }

@@ -27,11 +27,18 @@ public interface LeaseService {
     void release(String id);
 
     /**
-     * Records what a client saw; returns once the report will outlive this process.
+     * Records what a client saw; returns once the report will outlive this process. See
+     * {@link LeaseStore#report(String, ReportResult, Optional, Optional)}.
      *
+     * @param retryAfter the site's {@code Retry-After}, only with {@code rate_limited}
      * @throws Unavailable when the report could not be made durable (it is then not acknowledged)
      */
-    LeaseStore.Reported report(String id, ReportResult result, Optional<String> target);
+    LeaseStore.Reported report(String id, ReportResult result, Optional<String> target, Optional<Duration> retryAfter);
+
+    /** A report without a {@code Retry-After}. */
+    default LeaseStore.Reported report(String id, ReportResult result, Optional<String> target) {
+        return report(id, result, target, Optional.empty());
+    }
 
     /** Active leases per proxy ({@code namespace/name}); proxies without one are absent. */
     Map<String, Integer> activeCounts();

@@ -1,5 +1,6 @@
 package com.example.crawl.egress.lease;
 
+import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Objects;
@@ -7,18 +8,21 @@ import java.util.Optional;
 
 /**
  * What a lease store holds, with wall-clock times, so that another process can take it over: the
- * form in which leases, cooldowns and kept bans outlive the process that took them. Lease ids are
- * not in it, only their {@link LeaseIds#digest digests}.
+ * form in which leases, cooldowns, kept bans and suspected proxies outlive the process that took
+ * them. Lease ids are not in it, only their {@link LeaseIds#digest digests}.
  *
  * @param term      the leadership term of the store it was taken from
  * @param leases    leases held: active, or expired and still taking reports
- * @param cooldowns per proxy and target ({@code ""}: every target), when the cooldown ends
+ * @param cooldowns per proxy and target ({@code ""}: every target), its cooldown: running, or ended
+ *                  and still remembered for escalation
  * @param bans      per proxy and target, when it was last banned, for the bans the ban listener keeps
  * @param released  leases of an earlier term released since, by digest, until their report window
  *                  ends: their ids still verify, and must take no report after another takeover
+ * @param suspects  proxies that clients' {@code failed} reports keep from new leases until a probe
+ *                  succeeds, and since when
  */
-public record LeaseState(long term, List<HeldLease> leases, List<TargetTime> cooldowns, List<TargetTime> bans,
-        List<Released> released) {
+public record LeaseState(long term, List<HeldLease> leases, List<CooldownEnd> cooldowns, List<TargetTime> bans,
+        List<Released> released, List<Suspect> suspects) {
 
     /** Holds nothing, in term 0: what a store starts from when no state was ever written. */
     public static final LeaseState EMPTY = new LeaseState(0, List.of(), List.of(), List.of());
@@ -28,11 +32,46 @@ public record LeaseState(long term, List<HeldLease> leases, List<TargetTime> coo
         cooldowns = List.copyOf(cooldowns);
         bans = List.copyOf(bans);
         released = List.copyOf(released);
+        suspects = List.copyOf(suspects);
     }
 
-    /** A state in which no lease of an earlier term was released. */
-    public LeaseState(long term, List<HeldLease> leases, List<TargetTime> cooldowns, List<TargetTime> bans) {
+    /** A state in which no proxy is suspected. */
+    public LeaseState(long term, List<HeldLease> leases, List<CooldownEnd> cooldowns, List<TargetTime> bans,
+            List<Released> released) {
+        this(term, leases, cooldowns, bans, released, List.of());
+    }
+
+    /** A state in which no lease of an earlier term was released and no proxy is suspected. */
+    public LeaseState(long term, List<HeldLease> leases, List<CooldownEnd> cooldowns, List<TargetTime> bans) {
         this(term, leases, cooldowns, bans, List.of());
+    }
+
+    /**
+     * One cooldown of one proxy for one target.
+     *
+     * @param time   when it ends
+     * @param length how long its last bad report made it, which the next at least doubles until as
+     *               long again has passed after {@code time}; zero once an {@code ok} report forgave it
+     * @param kind   the worst outcome it was started or lengthened for
+     */
+    public record CooldownEnd(String proxyKey, String target, Instant time, Duration length, ReportResult kind) {
+        public CooldownEnd {
+            Objects.requireNonNull(proxyKey, "proxyKey");
+            Objects.requireNonNull(target, "target");
+            Objects.requireNonNull(time, "time");
+            Objects.requireNonNull(length, "length");
+            if (kind != ReportResult.BANNED && kind != ReportResult.RATE_LIMITED) {
+                throw new IllegalArgumentException("a cooldown is for rate_limited or banned, not " + kind);
+            }
+        }
+    }
+
+    /** A proxy kept from new leases since {@code since}, until a probe started after then succeeds. */
+    public record Suspect(String proxyKey, Instant since) {
+        public Suspect {
+            Objects.requireNonNull(proxyKey, "proxyKey");
+            Objects.requireNonNull(since, "since");
+        }
     }
 
     /** A released lease of an earlier term, and the end of its report window. */

@@ -39,6 +39,12 @@ import org.slf4j.LoggerFactory;
  * Every accepted {@code banned} report is passed on to the {@link BanListener}, after the store's
  * lock is let go.
  *
+ * <p>Cooldowns last as the {@link CooldownRules} say: by outcome, at least a report's
+ * {@code Retry-After}, doubled for a repeated bad outcome, forgiven by an {@code ok}. A {@code failed}
+ * report counts toward passive health ({@link Suspicions}): enough of them keep the proxy from new
+ * leases and ask the {@link ProbeRequests} for a probe, whose success, told to {@link #probed},
+ * lets it be lent again.
+ *
  * <p>Lease ids verify themselves ({@link LeaseIds}); the store keeps only their digests. A lease
  * this store does not hold but that an earlier leadership term granted and that was not in the
  * state taken over (granted in its predecessor's last moments) still takes a report within its
@@ -65,10 +71,12 @@ public final class LeaseStore implements LeaseService, AutoCloseable {
     private final Clock clock;
     private final NanoClock nanoTime;
     private final BanListener bans;
+    private final ProbeRequests probes;
     private LeaseIds ids; // guarded by lock
     private final ReentrantLock lock = new ReentrantLock();
     private final HeldLeases held = new HeldLeases(); // guarded by lock
-    private final Cooldowns cooldowns = new Cooldowns(); // guarded by lock
+    private final Cooldowns cooldowns; // guarded by lock
+    private final Suspicions suspicions; // guarded by lock
     /** The bans the listener keeps, by proxy and target: when each was last reported. */
     private final TargetTimes keptBans = new TargetTimes(Cooldowns.PER_PROXY, Cooldowns.TOTAL); // guarded by lock
     /**
@@ -104,11 +112,24 @@ public final class LeaseStore implements LeaseService, AutoCloseable {
      */
     public LeaseStore(OperatorConfig.Leases limits, Clock clock, NanoClock nanoTime, BanListener bans,
             LeaseIds ids) {
+        this(limits, clock, nanoTime, bans, ProbeRequests.NONE, ids);
+    }
+
+    /**
+     * As above, asking {@code probes} for a probe of each proxy clients' failures make a suspect
+     * (outside the store's lock), and of each suspect a {@link #takeOver} brings.
+     */
+    public LeaseStore(OperatorConfig.Leases limits, Clock clock, NanoClock nanoTime, BanListener bans,
+            ProbeRequests probes, LeaseIds ids) {
         this.limits = limits;
         this.clock = clock;
         this.nanoTime = nanoTime;
         this.bans = bans;
+        this.probes = probes;
         this.ids = ids;
+        this.cooldowns = new Cooldowns(new CooldownRules(limits.cooldownWindow(), limits.rateLimitCooldown(),
+                limits.maxCooldown()));
+        this.suspicions = new Suspicions(limits.failureThreshold(), limits.failureWindow().toNanos());
     }
 
     @Override
@@ -122,8 +143,8 @@ public final class LeaseStore implements LeaseService, AutoCloseable {
     }
 
     /**
-     * Lends the best eligible proxy among {@code candidates}: matching {@code selector}, healthy,
-     * under its {@code maxLeases}, and not cooling down for {@code target} or for every target
+     * Lends the best eligible proxy among {@code candidates}: matching {@code selector}, healthy
+     * (and not suspected after clients' failures), under its {@code maxLeases}, and not cooling down for {@code target} or for every target
      * (without a target only an every-target cooldown excludes). Best = fewest active leases, then
      * {@link Candidate#PREFERENCE} (lowest latency, unknown last, then namespace/name).
      *
@@ -155,13 +176,13 @@ public final class LeaseStore implements LeaseService, AutoCloseable {
                     continue;
                 }
                 considered++;
-                if (!c.healthy()) {
-                    unhealthy++;
-                    continue;
-                }
                 // The candidate's own key string, whose hash is computed once in its life: a fresh
                 // string per lookup made hashing most of the cost of a scan of 1,000 candidates.
                 String key = c.key();
+                if (!c.healthy() || suspicions.suspected(key)) {
+                    unhealthy++;
+                    continue;
+                }
                 int active = held.active(key, now);
                 if (active >= c.maxLeases()) {
                     atCapacity++;
@@ -213,15 +234,24 @@ public final class LeaseStore implements LeaseService, AutoCloseable {
     }
 
     /**
-     * Records what a client saw. {@code rate_limited} and {@code banned} start (or extend) a
-     * cooldown of one window for the report's target, else the lease's target, else every target.
+     * Records what a client saw, for the report's target, else the lease's target, else every
+     * target. {@code rate_limited} and {@code banned} start, lengthen or escalate a cooldown as the
+     * {@link CooldownRules} say ({@code retryAfter} only with {@code rate_limited}); {@code ok}
+     * forgives one; {@code failed} counts toward the proxy's passive health, whatever the target.
      * An accepted {@code banned} report is then passed to the {@link BanListener}, on this thread
-     * and outside the lock, with that same target ({@code ""} for every target).
+     * and outside the lock, with that same target ({@code ""} for every target); a failure that
+     * makes the proxy a suspect asks the {@link ProbeRequests} for a probe, likewise.
+     *
+     * @throws IllegalArgumentException for a {@code retryAfter} with another result than {@code rate_limited}
      */
     @Override
-    public Reported report(String id, ReportResult result, Optional<String> target) {
+    public Reported report(String id, ReportResult result, Optional<String> target, Optional<Duration> retryAfter) {
+        if (retryAfter.isPresent() && result != ReportResult.RATE_LIMITED) {
+            throw new IllegalArgumentException("only a rate_limited report carries a Retry-After, not " + result);
+        }
         String digest = LeaseIds.digest(id);
         Ban ban;
+        String suspect = null; // the proxy this report made a suspect
         lock.lock();
         try {
             long now = nanoTime.nanoTime();
@@ -233,13 +263,25 @@ public final class LeaseStore implements LeaseService, AutoCloseable {
                 return Reported.UNKNOWN_LEASE;
             }
             String reported = target.or(lease::target).orElse(Cooldowns.ALL_TARGETS);
-            if (result.startsCooldown()) {
-                cooldowns.start(lease.proxyKey(), reported, now + limits.cooldownWindow().toNanos());
-                version++;
+            switch (result) {
+                case RATE_LIMITED, BANNED -> {
+                    cooldowns.start(lease.proxyKey(), reported, result, retryAfter, now);
+                    version++;
+                }
+                case OK -> version += cooldowns.forgive(lease.proxyKey(), reported, now) ? 1 : 0;
+                case FAILED -> {
+                    if (suspicions.failed(lease.proxyKey(), now)) {
+                        suspect = lease.proxyKey();
+                        version++;
+                    }
+                }
             }
             ban = result == ReportResult.BANNED ? new Ban(lease.proxyKey(), reported, now) : null;
         } finally {
             lock.unlock();
+        }
+        if (suspect != null) {
+            ask(suspect);
         }
         int depth = ban == null ? 0 : tell(ban);
         if (depth > 0) {
@@ -293,6 +335,32 @@ public final class LeaseStore implements LeaseService, AutoCloseable {
         }
     }
 
+    /** Outside the lock, as {@link #tell}: asks for a probe of a suspect; a failure is logged, the suspicion stays. */
+    private void ask(String proxyKey) {
+        try {
+            probes.probeNow(proxyKey);
+        } catch (RuntimeException e) {
+            LOG.atError().setCause(e).addKeyValue("proxy", proxyKey)
+                    .log("Probe request failed; the proxy stays suspected until its next probe succeeds");
+        }
+    }
+
+    /**
+     * A health probe of {@code proxyKey} that started at {@code startedNanos} (on this store's
+     * monotonic clock) has ended: a success clears the proxy's suspicion if it started no earlier
+     * than the suspicion did, and the proxy may be lent again.
+     */
+    public void probed(String proxyKey, long startedNanos, boolean succeeded) {
+        lock.lock();
+        try {
+            if (suspicions.probed(proxyKey, startedNanos, succeeded, nanoTime.nanoTime())) {
+                version++;
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
     /** The lease with this id while it is active (not expired, not released). */
     public Optional<Lease> active(String id) {
         lock.lock();
@@ -343,6 +411,7 @@ public final class LeaseStore implements LeaseService, AutoCloseable {
             now = nanoTime.nanoTime();
             held.sweep(now, limits.cooldownWindow().toNanos());
             cooldowns.sweep(now);
+            suspicions.sweep(now);
             takenOver.values().removeIf(until -> now - until >= 0);
             long memory = bans.memory().toNanos();
             keptBans.removeIf(at -> now - at >= memory);
@@ -405,16 +474,24 @@ public final class LeaseStore implements LeaseService, AutoCloseable {
      * What the store holds, for the metrics read at every scrape.
      *
      * @param activeLeases     leases lent and neither released nor expired
-     * @param cooldowns        cooldowns held, all proxies together
-     * @param cooldownsDropped cooldowns dropped before their end since start, because a bound was reached
+     * @param cooldowns        cooldowns held, all proxies together: running, or ended and remembered
+     * @param cooldownsDropped cooldowns dropped before they were forgotten since start, because a bound was reached
+     * @param cooling          running cooldowns by the worst outcome each is for ({@code rate_limited}, {@code banned})
+     * @param suspects         proxies kept from new leases by clients' failures until a probe succeeds
      */
-    public record Counts(int activeLeases, int cooldowns, long cooldownsDropped) { }
+    public record Counts(int activeLeases, int cooldowns, long cooldownsDropped, Map<ReportResult, Integer> cooling,
+            int suspects) {
+        public Counts {
+            cooling = Map.copyOf(cooling);
+        }
+    }
 
     /** The counts, read together under the lock. */
     public Counts counts() {
         lock.lock();
         try {
-            return new Counts(activeCount(), cooldowns.size(), cooldowns.dropped());
+            return new Counts(activeCount(), cooldowns.size(), cooldowns.dropped(),
+                    cooldowns.running(nanoTime.nanoTime()), suspicions.suspectCount());
         } finally {
             lock.unlock();
         }
@@ -462,8 +539,14 @@ public final class LeaseStore implements LeaseService, AutoCloseable {
                     released.add(new LeaseState.Released(digest, wall.plusNanos(until - now)));
                 }
             });
-            return new Snapshot(version, new LeaseState(term, leases, times(cooldowns::forEach, wall, now),
-                    times(keptBans::forEach, wall, now), released));
+            List<LeaseState.CooldownEnd> cooling = new ArrayList<>(cooldowns.size());
+            cooldowns.forEach((proxy, target, c) -> cooling.add(new LeaseState.CooldownEnd(proxy, target,
+                    wall.plusNanos(c.end() - now), Duration.ofNanos(c.length()), c.kind())));
+            List<LeaseState.Suspect> suspects = new ArrayList<>();
+            suspicions.forEachSuspect((proxy, since) -> suspects.add(new LeaseState.Suspect(proxy,
+                    wall.plusNanos(since - now))));
+            return new Snapshot(version, new LeaseState(term, leases, cooling, times(keptBans::forEach, wall, now),
+                    released, suspects));
         } finally {
             lock.unlock();
         }
@@ -499,6 +582,7 @@ public final class LeaseStore implements LeaseService, AutoCloseable {
             throw new IllegalArgumentException("term " + term + " is not after the state's " + state.term());
         }
         List<Ban> told = new ArrayList<>();
+        List<String> asked = new ArrayList<>();
         lock.lock();
         try {
             load(state);
@@ -515,10 +599,12 @@ public final class LeaseStore implements LeaseService, AutoCloseable {
                 takenOver.put(r.digest(), now + nanosUntil(wall, r.until()));
             }
             keptBans.forEach((proxy, target, at) -> told.add(new Ban(proxy, target, at)));
+            suspicions.forEachSuspect((proxy, since) -> asked.add(proxy));
         } finally {
             lock.unlock();
         }
         told.forEach(this::tell);
+        asked.forEach(this::ask); // a suspect stays excluded until this leader's own probe clears it
     }
 
     /** Holds what {@code state} holds, as a copy of the leader's: lists count its leases; nothing is told. */
@@ -539,11 +625,16 @@ public final class LeaseStore implements LeaseService, AutoCloseable {
         held.clear();
         cooldowns.clear();
         keptBans.clear();
+        suspicions.clear();
         for (LeaseState.HeldLease l : state.leases()) {
             held.add(new Held(l.digest(), l.proxyKey(), l.target(), l.expiresAt(), now + nanosUntil(wall, l.expiresAt())));
         }
-        for (LeaseState.TargetTime c : state.cooldowns()) {
-            cooldowns.start(c.proxyKey(), c.target(), now + nanosUntil(wall, c.time()));
+        for (LeaseState.CooldownEnd c : state.cooldowns()) {
+            cooldowns.load(c.proxyKey(), c.target(), new Cooldown(now + nanosUntil(wall, c.time()), c.length().toNanos(),
+                    c.kind()));
+        }
+        for (LeaseState.Suspect s : state.suspects()) {
+            suspicions.suspect(s.proxyKey(), now + nanosUntil(wall, s.since()));
         }
         for (LeaseState.TargetTime b : state.bans()) {
             keptBans.put(b.proxyKey(), b.target(), now + nanosUntil(wall, b.time()));

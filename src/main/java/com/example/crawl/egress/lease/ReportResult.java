@@ -9,10 +9,15 @@ public enum ReportResult {
     OK,
     /** The site throttled the proxy: the proxy cools down for that site. */
     RATE_LIMITED,
-    /** The site blocked the proxy: the proxy cools down for that site. */
-    BANNED;
+    /** The site blocked the proxy: the proxy cools down for that site, longer than for a rate limit. */
+    BANNED,
+    /**
+     * The request through the proxy failed (refused, reset, timed out, or the proxy itself answered
+     * 407 or 5xx): counts toward the proxy's passive health, for every site.
+     */
+    FAILED;
 
-    /** The wire name: {@code ok}, {@code rate_limited}, {@code banned}. */
+    /** The wire name: {@code ok}, {@code rate_limited}, {@code banned}, {@code failed}. */
     public String wireName() {
         return name().toLowerCase(Locale.ROOT);
     }
@@ -25,9 +30,5 @@ public enum ReportResult {
             }
         }
         return Optional.empty();
-    }
-
-    boolean startsCooldown() {
-        return this != OK;
     }
 }

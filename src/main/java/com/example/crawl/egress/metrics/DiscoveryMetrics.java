@@ -25,7 +25,8 @@ final class DiscoveryMetrics implements LeaseRecorder, ServedRecorder {
     static final String REPORT_UNKNOWN_LEASE = "report_unknown_lease";
     /** Every outcome label value, so that each series exists (at 0) from the start. */
     static final List<String> OUTCOMES = List.of(GRANTED, NO_MATCH, RELEASED, report(ReportResult.OK),
-            report(ReportResult.RATE_LIMITED), report(ReportResult.BANNED), REPORT_UNKNOWN_LEASE);
+            report(ReportResult.RATE_LIMITED), report(ReportResult.BANNED), report(ReportResult.FAILED),
+            REPORT_UNKNOWN_LEASE);
     /** Answers take well under a millisecond to a few; the request deadline is 10 s by default. */
     static final double[] DURATION_BUCKETS = {0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5,
         5, 10};

@@ -3,6 +3,7 @@ package com.example.crawl.egress.metrics;
 import com.example.crawl.egress.api.Phase;
 import com.example.crawl.egress.api.Proxy;
 import com.example.crawl.egress.api.ProxyStatus;
+import com.example.crawl.egress.lease.ReportResult;
 import com.example.crawl.egress.queue.QueueStats;
 import io.prometheus.metrics.config.PrometheusProperties;
 import io.prometheus.metrics.core.metrics.CounterWithCallback;
@@ -11,6 +12,7 @@ import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.prometheus.metrics.model.snapshots.Unit;
 import java.util.EnumMap;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -34,11 +36,24 @@ final class ScrapeGauges {
         gauge(properties, "leases_active", "Leases lent and neither released nor expired")
                 .callback(cb -> cb.call(sources.leases().get().activeLeases()))
                 .register(registry);
-        gauge(properties, "lease_cooldowns", "Cooldowns held, all proxies and targets together")
+        gauge(properties, "lease_cooldowns", "Cooldowns held, all proxies and targets together: running, or ended and remembered for escalation")
                 .callback(cb -> cb.call(sources.leases().get().cooldowns()))
                 .register(registry);
+        gauge(properties, "lease_cooldowns_running", "Cooldowns keeping a proxy from a target now, by the worst "
+                + "report outcome each is for", "outcome")
+                .callback(cb -> {
+                    Map<ReportResult, Integer> cooling = sources.leases().get().cooling();
+                    for (ReportResult outcome : List.of(ReportResult.RATE_LIMITED, ReportResult.BANNED)) {
+                        cb.call(cooling.getOrDefault(outcome, 0), outcome.wireName());
+                    }
+                })
+                .register(registry);
+        gauge(properties, "lease_suspects", "Proxies kept from new leases by clients' failed reports until a health "
+                + "probe succeeds")
+                .callback(cb -> cb.call(sources.leases().get().suspects()))
+                .register(registry);
         CounterWithCallback.builder(properties).name(Metrics.PREFIX + "lease_cooldowns_dropped_total")
-                .help("Cooldowns dropped before their end because the per-proxy or total bound was reached")
+                .help("Cooldowns dropped before they were forgotten because the per-proxy or total bound was reached")
                 .callback(cb -> cb.call(sources.leases().get().cooldownsDropped()))
                 .register(registry);
         gauge(properties, "workqueue_depth", "Keys waiting in the work queue", "name", "controller")

@@ -33,9 +33,9 @@ import org.slf4j.LoggerFactory;
  * every other replica mirrors that Secret into its own store (so its lists count leases, and it is
  * warm when it takes over) and names the leader, to whom discovery forwards lease calls.
  *
- * <p>Durability. A {@code rate_limited} or {@code banned} report returns only once a write of the
- * state that holds it has succeeded: reports are group-committed, one write per
- * {@code commitInterval} at most, however many arrived. Grants and releases are not waited for;
+ * <p>Durability. A {@code rate_limited}, {@code banned} or {@code failed} report returns only once a
+ * write of the state that holds it has succeeded: reports are group-committed, one write per
+ * {@code commitInterval} at most, however many arrived. An {@code ok} report is not waited for. Grants and releases are not waited for;
  * they go out with the next write, at most one per {@code snapshotInterval} when no report is
  * waiting. A report whose write does not succeed within {@code reportDeadline} is answered
  * {@link Unavailable} (not acknowledged) and is written later all the same.
@@ -267,7 +267,7 @@ public final class ReplicatedLeases implements LeaseService, AutoCloseable {
     private LeaseState decodeOrMirror(Stored stored) {
         if (stored.state().isPresent()) {
             try {
-                return StateCodec.decode(stored.state().get(), stored.term());
+                return StateCodec.decode(stored.state().get(), stored.format(), stored.term());
             } catch (IllegalArgumentException e) {
                 record(secrets.stateName(), LeaseStateEventReason.LeaseStateRebuilt, "it could not be read (" + e.getMessage()
                         + "); written again from this replica's copy");
@@ -307,9 +307,10 @@ public final class ReplicatedLeases implements LeaseService, AutoCloseable {
     }
 
     @Override
-    public LeaseStore.Reported report(String id, ReportResult result, Optional<String> target) {
+    public LeaseStore.Reported report(String id, ReportResult result, Optional<String> target,
+            Optional<Duration> retryAfter) {
         serving();
-        LeaseStore.Reported outcome = store.report(id, result, target);
+        LeaseStore.Reported outcome = store.report(id, result, target, retryAfter);
         if (outcome == LeaseStore.Reported.ACCEPTED && result != ReportResult.OK) {
             awaitDurable(store.version());
         }
@@ -542,7 +543,7 @@ public final class ReplicatedLeases implements LeaseService, AutoCloseable {
             }
             stored.state().ifPresent(bytes -> {
                 try {
-                    store.mirror(StateCodec.decode(bytes, stored.term()));
+                    store.mirror(StateCodec.decode(bytes, stored.format(), stored.term()));
                 } catch (IllegalArgumentException e) {
                     LOG.atWarn().addKeyValue("error", e.getMessage()).log("Lease state unreadable; keeping the last copy");
                 }

@@ -1,12 +1,14 @@
 package com.example.crawl.egress.replication;
 
 import com.example.crawl.egress.lease.LeaseState;
+import com.example.crawl.egress.lease.ReportResult;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.FilterInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -23,18 +25,22 @@ import tools.jackson.databind.node.ObjectNode;
 
 /**
  * The lease state's bytes: gzip'd JSON, one table of proxy keys that the rows point into by
- * index, every time in epoch milliseconds.
+ * index, every time in epoch milliseconds, every length in milliseconds.
  *
  * <pre>{@code
  * {"proxies": ["crawl/p1", ...],
  *  "leases":    [[digest, proxy, target or null, expiresAt], ...],
- *  "cooldowns": [[proxy, target ("" = every target), endsAt], ...],
+ *  "cooldowns": [[proxy, target ("" = every target), endsAt, length, "rate_limited" or "banned"], ...],
  *  "bans":      [[proxy, target, bannedAt], ...],
- *  "released":  [[digest, reportableUntil], ...]}
+ *  "released":  [[digest, reportableUntil], ...],
+ *  "suspects":  [[proxy, since], ...]}
  * }</pre>
  *
- * <p>Its format number, term and leader live beside it in the Secret, in plain keys, so that a
- * replica can tell a newer format or a newer term without decoding this.
+ * <p>That is format 2. Format 1, written by earlier builds, had cooldown rows of three (no
+ * length, no outcome: read as unescalated bans) and no suspects; it is still read, so that a
+ * rolling update from such a build keeps its cooldowns. Its format number, term and leader live
+ * beside it in the Secret, in plain keys, so that a replica can tell a newer format or a newer
+ * term without decoding this.
  */
 final class StateCodec {
 
@@ -56,11 +62,19 @@ final class StateCodec {
             l.target().ifPresentOrElse(row::add, row::addNull);
             row.add(l.expiresAt().toEpochMilli());
         }
-        times(root.putArray("cooldowns"), state.cooldowns(), index, proxies);
+        ArrayNode cooldowns = root.putArray("cooldowns");
+        for (LeaseState.CooldownEnd c : state.cooldowns()) {
+            cooldowns.addArray().add(proxy(c.proxyKey(), index, proxies)).add(c.target()).add(c.time().toEpochMilli())
+                    .add(c.length().toMillis()).add(c.kind().wireName());
+        }
         times(root.putArray("bans"), state.bans(), index, proxies);
         ArrayNode released = root.putArray("released");
         for (LeaseState.Released r : state.released()) {
             released.addArray().add(r.digest()).add(r.until().toEpochMilli());
+        }
+        ArrayNode suspects = root.putArray("suspects");
+        for (LeaseState.Suspect s : state.suspects()) {
+            suspects.addArray().add(proxy(s.proxyKey(), index, proxies)).add(s.since().toEpochMilli());
         }
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
         try (GZIPOutputStream gzip = new GZIPOutputStream(bytes)) {
@@ -72,11 +86,15 @@ final class StateCodec {
     }
 
     /**
-     * The state in {@code bytes}, in {@code term}.
+     * The state in {@code bytes}, written in {@code format} (1 or 2), in {@code term}.
      *
-     * @throws IllegalArgumentException for bytes this codec did not write (a hand edit, a truncation)
+     * @throws IllegalArgumentException for bytes this codec did not write (a hand edit, a truncation),
+     *     or a format it does not read
      */
-    static LeaseState decode(byte[] bytes, long term) {
+    static LeaseState decode(byte[] bytes, int format, long term) {
+        if (format < 1 || format > 2) {
+            throw new IllegalArgumentException("lease state format " + format + " is not one this operator reads (1, 2)");
+        }
         JsonNode root;
         try (InputStream in = new BoundedInput(new GZIPInputStream(new ByteArrayInputStream(bytes)))) {
             root = JSON.readTree(in);
@@ -98,11 +116,31 @@ final class StateCodec {
                 released.add(new LeaseState.Released(row.required(0).asString(),
                         Instant.ofEpochMilli(row.required(1).asLong())));
             }
-            return new LeaseState(term, leases, times(root.required("cooldowns"), proxies),
-                    times(root.required("bans"), proxies), released);
+            List<LeaseState.CooldownEnd> cooldowns = new ArrayList<>();
+            for (JsonNode row : root.required("cooldowns")) {
+                String proxy = proxies.get(row.required(0).asInt());
+                Instant end = Instant.ofEpochMilli(row.required(2).asLong());
+                cooldowns.add(format == 1
+                        ? new LeaseState.CooldownEnd(proxy, row.required(1).asString(), end, Duration.ZERO, ReportResult.BANNED)
+                        : new LeaseState.CooldownEnd(proxy, row.required(1).asString(), end,
+                                Duration.ofMillis(row.required(3).asLong()), outcome(row.required(4).asString())));
+            }
+            List<LeaseState.Suspect> suspects = new ArrayList<>();
+            if (format >= 2) {
+                for (JsonNode row : root.required("suspects")) {
+                    suspects.add(new LeaseState.Suspect(proxies.get(row.required(0).asInt()),
+                            Instant.ofEpochMilli(row.required(1).asLong())));
+                }
+            }
+            return new LeaseState(term, leases, cooldowns, times(root.required("bans"), proxies), released, suspects);
         } catch (JacksonException | IndexOutOfBoundsException | NullPointerException e) {
             throw new IllegalArgumentException("not a lease state: " + e.getMessage(), e);
         }
+    }
+
+    private static ReportResult outcome(String wire) {
+        return ReportResult.fromWire(wire).filter(r -> r == ReportResult.BANNED || r == ReportResult.RATE_LIMITED)
+                .orElseThrow(() -> new IllegalArgumentException("not a lease state: a cooldown for \"" + wire + "\""));
     }
 
     private static int proxy(String key, Map<String, Integer> index, ArrayNode proxies) {

@@ -31,8 +31,8 @@ public final class StateSecrets extends StateStore {
 
     /** The label both Secrets carry, valued with the election id. */
     static final String LABEL = "crawl.example.com/lease-state";
-    /** The format this build writes; it refuses to read a greater one. */
-    static final int FORMAT = 1;
+    /** The format this build writes; it reads this one and the one before, and refuses a greater one. */
+    static final int FORMAT = 2;
     static final String STATE_TYPE = "crawl.example.com/lease-state";
     static final String KEY_TYPE = "crawl.example.com/lease-key";
     private static final String MANAGED_BY = "app.kubernetes.io/managed-by";

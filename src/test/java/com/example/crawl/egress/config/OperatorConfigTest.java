@@ -44,6 +44,8 @@ class OperatorConfigTest {
         assertEquals(Duration.ofMinutes(10), c.gc().interval());
         assertEquals(Duration.ofMinutes(1), c.providerChecks().interval());
         assertEquals(Duration.ofHours(1), c.leases().maxTtl());
+        assertEquals(new OperatorConfig.Leases(Duration.ofMinutes(5), Duration.ofHours(1), Duration.ofMinutes(10),
+                Duration.ofSeconds(30), Duration.ofMinutes(1), Duration.ofHours(24), 3, Duration.ofMinutes(1)), c.leases());
         assertEquals(1024, c.discovery().maxConnections());
         assertEquals(Duration.ofSeconds(10), c.discovery().requestTimeout());
         assertEquals(Duration.ofSeconds(30), c.discovery().idleTimeout());
@@ -102,6 +104,10 @@ class OperatorConfigTest {
         "--log-level=loud | invalid value \"loud\" for flag --log-level: expected one of error, warn, info, debug, trace",
         "--provider-check-interval=5s | invalid value \"5s\" for flag --provider-check-interval: must be 0 (off) or at least 10s",
         "--default-lease-ttl=2h | invalid value \"2h\" for flag --default-lease-ttl: must not exceed --max-lease-ttl (1h)",
+        "--rate-limit-cooldown=25h | invalid value \"25h\" for flag --rate-limit-cooldown: must not exceed --max-cooldown (24h)",
+        "--max-cooldown=5m | invalid value \"10m\" for flag --cooldown-window: must not exceed --max-cooldown (5m)",
+        "--failure-threshold=0 | invalid value \"0\" for flag --failure-threshold: must be between 1 and 1000",
+        "--failure-window=0 | invalid value \"0\" for flag --failure-window: must be greater than 0",
         "--leader-election-renew-deadline=20s | invalid value \"20s\" for flag --leader-election-renew-deadline: must be shorter than --leader-election-lease-duration (15s)",
         "--drift-poll=9000000000000000000h | invalid value \"9000000000000000000h\" for flag --drift-poll: number too large",
         "--discovery-max-connections=0 | invalid value \"0\" for flag --discovery-max-connections: must be between 1 and 1000000",

@@ -127,6 +127,21 @@ class BadInputIT {
                 "unknown_field"));
         t.add(json("report: target a number", "POST", report, "{\"result\":\"banned\",\"target\":5}", 400,
                 "invalid_target"));
+        t.add(json("report: retryAfterSeconds negative", "POST", report,
+                "{\"result\":\"rate_limited\",\"retryAfterSeconds\":-1}", 400, "invalid_retry_after"));
+        t.add(json("report: retryAfterSeconds of days", "POST", report,
+                "{\"result\":\"rate_limited\",\"retryAfterSeconds\":172800}", 400, "invalid_retry_after"));
+        t.add(json("report: retryAfterSeconds with a fraction", "POST", report,
+                "{\"result\":\"rate_limited\",\"retryAfterSeconds\":2.5}", 400, "invalid_retry_after"));
+        t.add(json("report: retryAfterSeconds an HTTP date", "POST", report,
+                "{\"result\":\"rate_limited\",\"retryAfterSeconds\":\"Wed, 21 Oct 2026 07:28:00 GMT\"}", 400,
+                "invalid_retry_after"));
+        t.add(json("report: retryAfterSeconds with banned", "POST", report,
+                "{\"result\":\"banned\",\"retryAfterSeconds\":60}", 400, "invalid_retry_after"));
+        t.add(json("report: retryAfterSeconds with failed", "POST", report,
+                "{\"result\":\"failed\",\"retryAfterSeconds\":60}", 400, "invalid_retry_after"));
+        t.add(json("report: result failed in upper case", "POST", report, "{\"result\":\"FAILED\"}", 400,
+                "invalid_result"));
         t.add(json("report: empty body", "POST", report, "", 400, "invalid_json"));
         t.add(json("report: broken JSON", "POST", report, "{\"result\":\"banned\"", 400, "invalid_json"));
         // Sizes.

@@ -76,7 +76,8 @@ class LeaderForwardingTest {
         }
 
         @Override
-        public LeaseStore.Reported report(String id, ReportResult result, Optional<String> target) {
+        public LeaseStore.Reported report(String id, ReportResult result, Optional<String> target,
+                Optional<Duration> retryAfter) {
             served.add("report");
             return LeaseStore.Reported.UNKNOWN_LEASE;
         }

@@ -93,14 +93,48 @@ class RequestParsingTest {
 
     @Test
     void shouldReadReports() {
-        assertEquals(new ReportRequest(ReportResult.BANNED, Optional.of("shop.example")),
+        assertEquals(new ReportRequest(ReportResult.BANNED, Optional.of("shop.example"), Optional.empty()),
                 ReportRequest.parse("{\"result\":\"banned\",\"target\":\"shop.example\"}".getBytes(UTF_8)));
-        assertEquals(new ReportRequest(ReportResult.OK, Optional.empty()),
+        assertEquals(new ReportRequest(ReportResult.OK, Optional.empty(), Optional.empty()),
                 ReportRequest.parse("{\"result\":\"ok\"}".getBytes(UTF_8)));
         assertEquals(ErrorCode.INVALID_RESULT, assertThrows(ApiException.class,
                 () -> ReportRequest.parse("{\"result\":\"Banned\"}".getBytes(UTF_8))).code());
         assertEquals(ErrorCode.INVALID_RESULT, assertThrows(ApiException.class,
                 () -> ReportRequest.parse("{\"target\":\"x\"}".getBytes(UTF_8))).code());
+        assertEquals(new ReportRequest(ReportResult.FAILED, Optional.empty(), Optional.empty()),
+                ReportRequest.parse("{\"result\":\"failed\"}".getBytes(UTF_8)));
+    }
+
+    @Test
+    void shouldReadARateLimitsRetryAfterFromNoneToADay() {
+        assertEquals(new ReportRequest(ReportResult.RATE_LIMITED, Optional.of("a.test"), Optional.of(Duration.ofSeconds(120))),
+                ReportRequest.parse("{\"result\":\"rate_limited\",\"target\":\"a.test\",\"retryAfterSeconds\":120}"
+                        .getBytes(UTF_8)));
+        for (long seconds : new long[] {0, 86_400}) {
+            assertEquals(Optional.of(Duration.ofSeconds(seconds)), ReportRequest.parse(
+                    ("{\"result\":\"rate_limited\",\"retryAfterSeconds\":" + seconds + "}").getBytes(UTF_8)).retryAfter());
+        }
+        assertEquals(Optional.empty(), ReportRequest.parse(
+                "{\"result\":\"rate_limited\",\"retryAfterSeconds\":null}".getBytes(UTF_8)).retryAfter());
+    }
+
+    @Test
+    void shouldRefuseARetryAfterOutOfRangeOfAnotherTypeOrOnAnotherResult() {
+        Map<String, String> bad = Map.of(
+                "{\"result\":\"rate_limited\",\"retryAfterSeconds\":-1}", "from 0 to 86400",
+                "{\"result\":\"rate_limited\",\"retryAfterSeconds\":86401}", "from 0 to 86400",
+                "{\"result\":\"rate_limited\",\"retryAfterSeconds\":1e3}", "with a fraction or exponent",
+                "{\"result\":\"rate_limited\",\"retryAfterSeconds\":1.5}", "with a fraction or exponent",
+                "{\"result\":\"rate_limited\",\"retryAfterSeconds\":\"Wed, 21 Oct 2026 07:28:00 GMT\"}",
+                "convert an HTTP date",
+                "{\"result\":\"rate_limited\",\"retryAfterSeconds\":99999999999999999999}", "from 0 to 86400",
+                "{\"result\":\"banned\",\"retryAfterSeconds\":60}", "only with result rate_limited, not banned",
+                "{\"result\":\"ok\",\"retryAfterSeconds\":60}", "only with result rate_limited, not ok");
+        bad.forEach((body, message) -> {
+            ApiException e = assertThrows(ApiException.class, () -> ReportRequest.parse(body.getBytes(UTF_8)), body);
+            assertEquals(ErrorCode.INVALID_RETRY_AFTER, e.code(), body);
+            assertTrue(e.getMessage().contains(message), body + ": " + e.getMessage());
+        });
     }
 
     @Test

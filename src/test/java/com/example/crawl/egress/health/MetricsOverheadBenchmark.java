@@ -23,6 +23,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.atomic.LongAdder;
 
@@ -193,7 +194,7 @@ public final class MetricsOverheadBenchmark {
             p.setStatus(ProxyStatus.EMPTY.withPhase(i % 10 == 0 ? Phase.Unhealthy : Phase.Ready));
             fleet.add(p);
         }
-        metrics.readAtScrape(new Metrics.Sources(() -> fleet, () -> new LeaseStore.Counts(0, 0, 0), () -> true,
+        metrics.readAtScrape(new Metrics.Sources(() -> fleet, () -> new LeaseStore.Counts(0, 0, 0, Map.of(), 0), () -> true,
                 "egress-proxies-operator", List.of(Metrics.Controller.proxies(
                         () -> new QueueStats(0, 0, Duration.ZERO, Duration.ZERO), 3))));
         System.out.printf("scrape of %,d Proxies' series (%d scrapes per format after 5 warm-up scrapes)%n",

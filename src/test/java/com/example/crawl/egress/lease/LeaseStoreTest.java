@@ -322,7 +322,12 @@ class LeaseStoreTest {
                 "past the window before any sweep ran");
         assertEquals("a", lent(fleet, Optional.of("shop.test")), "the cooldown ended before any sweep ran");
         store.sweep();
-        assertEquals(1, store.stored(), "only the lease just made is left");
+        assertEquals(2, store.stored(), "the lease just made, and the ended cooldown, remembered to escalate from");
+
+        clock.advance(WINDOW);
+        store.sweep();
+        assertEquals(1, store.stored(), "the cooldown is forgotten as long after its end as it lasted; the lease "
+                + "just made still takes reports");
     }
 
     @Test

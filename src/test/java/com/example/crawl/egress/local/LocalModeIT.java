@@ -303,7 +303,7 @@ class LocalModeIT {
     }
 
     /** Runs curl as the README does, with a bounded time; its standard output. */
-    private static String curl(String... args) throws IOException, InterruptedException {
+    static String curl(String... args) throws IOException, InterruptedException {
         ItRequirements.require("curl", Files.isExecutable(Path.of("/usr/bin/curl")), "apt-get install curl");
         List<String> command = new java.util.ArrayList<>(List.of("curl", "-s", "--max-time", "10"));
         command.addAll(List.of(args));

@@ -59,7 +59,7 @@ class MetricsDocumentedTest {
     private static Map<String, String> registered() {
         PrometheusRegistry registry = new PrometheusRegistry();
         Metrics metrics = new Metrics(registry);
-        metrics.readAtScrape(new Metrics.Sources(List::of, () -> new LeaseStore.Counts(0, 0, 0), () -> true, "lease",
+        metrics.readAtScrape(new Metrics.Sources(List::of, () -> new LeaseStore.Counts(0, 0, 0, Map.of(), 0), () -> true, "lease",
                 List.of(Metrics.Controller.proxies(() -> new QueueStats(0, 0, Duration.ZERO, Duration.ZERO), 3))));
         metrics.readProviderChecks(() -> List.of(
                 new TargetReading("p", "t", true, Duration.ofMillis(5), Instant.EPOCH)));

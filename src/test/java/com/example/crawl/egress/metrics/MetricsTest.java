@@ -164,7 +164,7 @@ class MetricsTest {
 
     @Test
     void shouldGiveEachControllerItsOwnQueueAndWorkerSeries() {
-        metrics.readAtScrape(new Metrics.Sources(List::of, () -> new LeaseStore.Counts(0, 0, 0), () -> true, "lease",
+        metrics.readAtScrape(new Metrics.Sources(List::of, () -> new LeaseStore.Counts(0, 0, 0, Map.of(), 0), () -> true, "lease",
                 List.of(Metrics.Controller.proxies(() -> new QueueStats(5, 1, Duration.ZERO, Duration.ZERO), 3),
                         Metrics.Controller.pools(() -> new QueueStats(2, 0, Duration.ZERO, Duration.ZERO), 2))));
 
@@ -184,7 +184,8 @@ class MetricsTest {
     void shouldComputeGaugesFromTheirSourcesAtEachScrape() {
         List<Proxy> proxies = new ArrayList<>(List.of(proxy("a", Phase.Ready), proxy("b", Phase.Ready),
                 proxy("c", null)));
-        AtomicReference<LeaseStore.Counts> leases = new AtomicReference<>(new LeaseStore.Counts(3, 40, 7));
+        AtomicReference<LeaseStore.Counts> leases = new AtomicReference<>(new LeaseStore.Counts(3, 40, 7,
+                Map.of(ReportResult.RATE_LIMITED, 4, ReportResult.BANNED, 30), 2));
         AtomicReference<QueueStats> queue = new AtomicReference<>(
                 new QueueStats(4, 2, Duration.ofSeconds(3), Duration.ofSeconds(2)));
         AtomicBoolean leader = new AtomicBoolean();
@@ -199,6 +200,9 @@ class MetricsTest {
         assertEquals(40.0, page.value("proxy_operator_lease_cooldowns", Map.of()).orElseThrow());
         assertEquals(7.0, page.value("proxy_operator_lease_cooldowns_dropped_total", Map.of()).orElseThrow());
         assertEquals("counter", page.types().get("proxy_operator_lease_cooldowns_dropped_total"));
+        assertEquals(4.0, page.value("proxy_operator_lease_cooldowns_running", Map.of("outcome", "rate_limited")).orElseThrow());
+        assertEquals(30.0, page.value("proxy_operator_lease_cooldowns_running", Map.of("outcome", "banned")).orElseThrow());
+        assertEquals(2.0, page.value("proxy_operator_lease_suspects", Map.of()).orElseThrow());
         Map<String, String> queueLabels = Map.of("name", "proxy", "controller", "proxy");
         assertEquals(4.0, page.value("proxy_operator_workqueue_depth", queueLabels).orElseThrow());
         assertEquals(3.0, page.value("proxy_operator_workqueue_unfinished_work_seconds", queueLabels).orElseThrow());
@@ -211,13 +215,15 @@ class MetricsTest {
                 Map.of("name", "egress-proxies-operator")).orElseThrow());
 
         proxies.removeFirst();
-        leases.set(new LeaseStore.Counts(0, 0, 9));
+        leases.set(new LeaseStore.Counts(0, 0, 9, Map.of(), 0));
         leader.set(true);
 
         Exposition later = scrape();
         assertEquals(1.0, phase(later, "Ready"));
         assertEquals(0.0, later.value("proxy_operator_leases_active", Map.of()).orElseThrow());
         assertEquals(9.0, later.value("proxy_operator_lease_cooldowns_dropped_total", Map.of()).orElseThrow());
+        assertEquals(0.0, later.value("proxy_operator_lease_cooldowns_running", Map.of("outcome", "banned")).orElseThrow(),
+                "both outcomes have a series, also when none cools down");
         assertEquals(1.0, later.value("proxy_operator_leader_election_master_status",
                 Map.of("name", "egress-proxies-operator")).orElseThrow());
     }
@@ -254,7 +260,7 @@ class MetricsTest {
 
     @Test
     void shouldRefuseASecondSetOfScrapeSources() {
-        Metrics.Sources sources = new Metrics.Sources(List::of, () -> new LeaseStore.Counts(0, 0, 0), () -> false, "x",
+        Metrics.Sources sources = new Metrics.Sources(List::of, () -> new LeaseStore.Counts(0, 0, 0, Map.of(), 0), () -> false, "x",
                 List.of(Metrics.Controller.proxies(() -> new QueueStats(0, 0, Duration.ZERO, Duration.ZERO), 1)));
         metrics.readAtScrape(sources);
 

@@ -52,8 +52,10 @@ final class LeaseCrashScenario implements Scenario<LeaseCrashScenario.ServiceKey
     static final Duration WINDOW = Duration.ofSeconds(30);
     static final Duration MAX_TTL = Duration.ofSeconds(60);
     static final Duration BAN_MEMORY = Duration.ofSeconds(60);
+    /** The longest a cooldown may be escalated to: repeated reports of a cell double it twice at most. */
+    static final Duration MAX_COOLDOWN = WINDOW.multipliedBy(4);
     static final OperatorConfig.Leases LIMITS = new OperatorConfig.Leases(Duration.ofSeconds(30), MAX_TTL, WINDOW,
-            Duration.ofSeconds(30));
+            Duration.ofSeconds(30), WINDOW, MAX_COOLDOWN, 3, Duration.ofMinutes(1));
     /**
      * The operator's intervals. The code's own report deadline runs on the system's time, which
      * does not move here, so it is set out of reach ({@link #REPORT_DEADLINE} stands in); it also
@@ -104,7 +106,7 @@ final class LeaseCrashScenario implements Scenario<LeaseCrashScenario.ServiceKey
         made.sort(Candidate.PREFERENCE);
         this.proxies = List.copyOf(made);
         this.guarantees = new LeaseGuarantees(proxies.stream().collect(Collectors.toMap(Candidate::key,
-                Candidate::maxLeases)), WINDOW, BAN_MEMORY, run::note);
+                Candidate::maxLeases)), WINDOW, MAX_COOLDOWN, BAN_MEMORY, run::note);
         this.secrets = new MemoryStateStore(run.plan(), stored -> {
             guarantees.applied(stored);
             run.count("state writes", 1);
@@ -228,7 +230,8 @@ final class LeaseCrashScenario implements Scenario<LeaseCrashScenario.ServiceKey
         return new LeaseState(state.term(),
                 state.leases().stream().filter(l -> now.isBefore(l.expiresAt().plus(WINDOW)))
                         .sorted(Comparator.comparing(LeaseState.HeldLease::digest)).toList(),
-                state.cooldowns().stream().filter(c -> now.isBefore(c.time())).sorted(order).toList(),
+                state.cooldowns().stream().filter(c -> now.isBefore(c.time())).sorted(Comparator.comparing(
+                        LeaseState.CooldownEnd::proxyKey).thenComparing(LeaseState.CooldownEnd::target)).toList(),
                 state.bans().stream().filter(b -> now.isBefore(b.time().plus(BAN_MEMORY))).sorted(order).toList());
     }
 

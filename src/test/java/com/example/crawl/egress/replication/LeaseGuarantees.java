@@ -88,6 +88,7 @@ final class LeaseGuarantees {
 
     private final Map<String, Integer> maxLeases;
     private final Duration window;
+    private final Duration maxCooldown;
     private final Duration banMemory;
     private final Consumer<String> note;
     private final List<Granted> leases = new ArrayList<>();
@@ -103,13 +104,16 @@ final class LeaseGuarantees {
 
     /**
      * @param maxLeases each proxy's capacity
-     * @param window    the cooldown window, and how long after its expiry a lease takes reports
-     * @param banMemory how long the ban listener keeps a ban
+     * @param window      the first cooldown of a report, and how long after its expiry a lease takes reports
+     * @param maxCooldown the longest a report's cooldown may be escalated to
+     * @param banMemory   how long the ban listener keeps a ban
      * @param note      adds a line to the run's trace
      */
-    LeaseGuarantees(Map<String, Integer> maxLeases, Duration window, Duration banMemory, Consumer<String> note) {
+    LeaseGuarantees(Map<String, Integer> maxLeases, Duration window, Duration maxCooldown, Duration banMemory,
+            Consumer<String> note) {
         this.maxLeases = Map.copyOf(maxLeases);
         this.window = window;
+        this.maxCooldown = maxCooldown;
         this.banMemory = banMemory;
         this.note = note;
     }
@@ -125,7 +129,7 @@ final class LeaseGuarantees {
 
     /** A write of the state was applied: the leases in it outlive any kill. */
     void applied(Stored stored) {
-        secret = StateCodec.decode(stored.state().orElseThrow(), stored.term());
+        secret = StateCodec.decode(stored.state().orElseThrow(), stored.format(), stored.term());
         Set<String> held = secret.leases().stream().map(LeaseState.HeldLease::digest).collect(Collectors.toSet());
         leases.stream().filter(g -> !g.durable && held.contains(g.digest)).forEach(g -> g.durable = true);
     }
@@ -153,7 +157,7 @@ final class LeaseGuarantees {
     /** A report was sent to a replica that serves, so that a store takes it or says the lease is unknown. */
     void sent(Report r) {
         if (reportable(r.lease, r.at)) {
-            latestEnd.merge(r.cell, r.ends, LeaseGuarantees::later);
+            latestEnd.merge(r.cell, r.at.plus(maxCooldown), LeaseGuarantees::later); // escalated at most to the cap
         }
     }
 
@@ -167,7 +171,7 @@ final class LeaseGuarantees {
 
     /** A report was acknowledged (204): the Secret must hold it now. */
     void acknowledged(Report r) {
-        Instant stored = times(secret.cooldowns()).get(r.cell);
+        Instant stored = ends(secret.cooldowns()).get(r.cell);
         if (stored == null || stored.isBefore(r.ends)) {
             violate("ack:" + r.number, "1: " + r + " was acknowledged, but the Secret holds its cooldown until "
                     + stored + ", not " + r.ends);
@@ -226,7 +230,7 @@ final class LeaseGuarantees {
     /** Guarantee 1 on the replica that serves: every acknowledged cooldown and ban held, none extended. */
     private void held(LeaseReplica s, Instant now) {
         LeaseState state = s.store.snapshot().state();
-        Map<Cell, Instant> cools = times(state.cooldowns());
+        Map<Cell, Instant> cools = ends(state.cooldowns());
         Map<Cell, Instant> bans = times(state.bans());
         cooling.forEach((cell, r) -> {
             Instant until = cools.get(cell);
@@ -256,6 +260,12 @@ final class LeaseGuarantees {
         leases.removeIf(g -> g.expiresAt.isBefore(now.minus(window).minus(banMemory)));
         cooling.values().removeIf(r -> !now.isBefore(r.ends));
         banned.values().removeIf(r -> !now.isBefore(r.at.plus(banMemory)));
+    }
+
+    private static Map<Cell, Instant> ends(List<LeaseState.CooldownEnd> cooldowns) {
+        Map<Cell, Instant> out = new HashMap<>();
+        cooldowns.forEach(c -> out.put(new Cell(c.proxyKey(), c.target()), c.time()));
+        return out;
     }
 
     private static Map<Cell, Instant> times(List<LeaseState.TargetTime> times) {

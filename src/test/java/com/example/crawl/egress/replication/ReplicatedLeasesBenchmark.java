@@ -9,6 +9,7 @@ import com.example.crawl.egress.discovery.DiscoveryServer;
 import com.example.crawl.egress.discovery.LoadClient;
 import com.example.crawl.egress.lease.LeaseState;
 import com.example.crawl.egress.lease.LeaseStore;
+import com.example.crawl.egress.lease.ReportResult;
 import com.example.crawl.egress.log.LogFormat;
 import com.example.crawl.egress.log.LogSetup;
 import com.example.crawl.egress.proxy.MockCluster;
@@ -165,7 +166,7 @@ public final class ReplicatedLeasesBenchmark {
         static Written of(MockCluster.Request put) {
             Secret secret = Serialization.unmarshal(put.body(), Secret.class);
             byte[] state = Base64.getDecoder().decode(secret.getData().get("state"));
-            LeaseState decoded = StateCodec.decode(state, 0);
+            LeaseState decoded = StateCodec.decode(state, StateSecrets.FORMAT, 0);
             return new Written(put.time(), put.body().getBytes(StandardCharsets.UTF_8).length, state.length,
                     decoded.leases().size(), decoded.cooldowns().size(), decoded.bans().size());
         }
@@ -237,7 +238,7 @@ public final class ReplicatedLeasesBenchmark {
             long t2 = System.nanoTime();
             version = Optional.of(probe.write(version, 1, Optional.empty(), bytes));
             long t3 = System.nanoTime();
-            StateCodec.decode(bytes, 1);
+            StateCodec.decode(bytes, StateSecrets.FORMAT, 1);
             snapshot[i] = t1 - t0;
             encode[i] = t2 - t1;
             put[i] = t3 - t2;
@@ -327,7 +328,8 @@ public final class ReplicatedLeasesBenchmark {
                 perProxy.merge(proxy, 1, Integer::sum);
             }
         }
-        return new LeaseState(0, List.of(), times(cooldowns), times(bans));
+        return new LeaseState(0, List.of(), times(cooldowns).stream().map(c -> new LeaseState.CooldownEnd(c.proxyKey(),
+                c.target(), c.time(), BenchmarkReplicas.LIMITS.cooldownWindow(), ReportResult.BANNED)).toList(), times(bans));
     }
 
     private static List<LeaseState.TargetTime> times(Map<String, Instant> byKey) {

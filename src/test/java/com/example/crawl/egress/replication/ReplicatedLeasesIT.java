@@ -156,7 +156,7 @@ class ReplicatedLeasesIT {
 
     private LeaseState state() {
         StateSecrets.Stored s = stored().orElseThrow();
-        return StateCodec.decode(s.state().orElseThrow(), s.term());
+        return StateCodec.decode(s.state().orElseThrow(), s.format(), s.term());
     }
 
     private static boolean coolsDown(LeaseState state, String proxy, String target) {
@@ -198,6 +198,31 @@ class ReplicatedLeasesIT {
                 && n.reason().contains("--advertise-url"));
         assertEquals(Optional.of(new StateSecrets.Leader("a", Optional.empty())), stored().orElseThrow().leader(),
                 "named by its identity alone");
+    }
+
+    @Test
+    void shouldCarryARetryAfterAndASuspectThroughAFailover() {
+        Replica a = new Replica("a").leading();
+        Lease limited = a.lend(SHOP);
+        assertEquals(Reported.ACCEPTED, a.leases.report(limited.id(), ReportResult.RATE_LIMITED, Optional.empty(),
+                Optional.of(Duration.ofMinutes(45))));
+        a.leases.release(limited.id());
+        List<Lease> failing = List.of(a.lend(Optional.empty()), a.lend(Optional.empty()));
+        a.leases.report(failing.get(0).id(), ReportResult.FAILED, Optional.empty());
+        a.leases.report(failing.get(1).id(), ReportResult.FAILED, Optional.empty());
+        Instant acknowledged = Instant.now();
+        assertEquals(Reported.ACCEPTED, a.leases.report(failing.get(0).id(), ReportResult.FAILED, Optional.empty()));
+        a.vanish();
+
+        Replica b = new Replica("b").leading();
+        LeaseState.CooldownEnd cooldown = b.store.snapshot().state().cooldowns().getFirst();
+        assertEquals(Duration.ofMinutes(45), cooldown.length(), "the site's Retry-After, not the base");
+        assertEquals(ReportResult.RATE_LIMITED, cooldown.kind());
+        assertFalse(cooldown.time().isBefore(acknowledged.plus(Duration.ofMinutes(44))), cooldown.toString());
+        assertEquals(List.of("crawl/a"), b.store.snapshot().state().suspects().stream()
+                .map(LeaseState.Suspect::proxyKey).toList(), "the suspect stays one on the new leader");
+        assertEquals(1, assertInstanceOf(Acquisition.NoMatch.class,
+                b.leases.acquire(List.of(A), Map.of(), Optional.empty(), TTL)).unhealthy());
     }
 
     @Test
@@ -281,7 +306,7 @@ class ReplicatedLeasesIT {
 
         MockCluster.await(WAIT, () -> stored().orElseThrow().state().map(bytes -> {
             try {
-                return coolsDown(StateCodec.decode(bytes, 1), "crawl/a", "shop.example");
+                return coolsDown(StateCodec.decode(bytes, StateSecrets.FORMAT, 1), "crawl/a", "shop.example");
             } catch (IllegalArgumentException e) {
                 return false;
             }
@@ -308,7 +333,8 @@ class ReplicatedLeasesIT {
     void shouldRefuseAStateOfANewerFormatWithoutTouchingIt() throws Exception {
         new Replica("a").leading().close();
         Secret newer = new SecretBuilder(cluster.client().secrets().inNamespace(OPS).withName(ID + "-lease-state").get())
-                .addToData("format", Base64.getEncoder().encodeToString("2".getBytes(StandardCharsets.US_ASCII))).build();
+                .addToData("format", Base64.getEncoder().encodeToString(Integer.toString(StateSecrets.FORMAT + 1)
+                        .getBytes(StandardCharsets.US_ASCII))).build();
         String version = cluster.client().secrets().inNamespace(OPS).resource(newer).update().getMetadata()
                 .getResourceVersion();
 
@@ -317,7 +343,7 @@ class ReplicatedLeasesIT {
         assertEquals(ReplicatedLeases.Role.REFUSED, b.leases.role());
         assertTrue(b.leases.ready(), "lists are still served");
         Placement.Nowhere why = assertInstanceOf(Placement.Nowhere.class, b.leases.placement());
-        assertTrue(why.reason().contains("format 2"), why.reason());
+        assertTrue(why.reason().contains("format " + (StateSecrets.FORMAT + 1)), why.reason());
         assertThrows(LeaseService.Unavailable.class, () -> b.leases.acquire(List.of(A), Map.of(), SHOP, TTL));
         assertEquals(version, stored().orElseThrow().resourceVersion(), "not overwritten");
         assertEquals(LeaseStateEventReason.LeaseStateRefused, b.events.getFirst().reason());
@@ -350,8 +376,8 @@ class ReplicatedLeasesIT {
             bans.add(new LeaseState.TargetTime("crawl/p-" + random.nextInt(1000), "site-" + Long.toHexString(
                     random.nextLong()) + ".example", now.minusSeconds(40_000 - i)));
         }
-        byte[] over = StateCodec.encode(new LeaseState(1, List.of(), List.of(new LeaseState.TargetTime("crawl/a",
-                "shop.example", now.plus(WINDOW))), bans));
+        byte[] over = StateCodec.encode(new LeaseState(1, List.of(), List.of(new LeaseState.CooldownEnd("crawl/a",
+                "shop.example", now.plus(WINDOW), WINDOW, ReportResult.BANNED)), bans));
         assertTrue(over.length > ReplicatedLeases.MAX_STATE_BYTES, "over the bound: " + over.length);
         StateSecrets secrets = new StateSecrets(cluster.client(), OPS, ID);
         secrets.write(Optional.of(stored().orElseThrow().resourceVersion()), 1, Optional.empty(), over);
