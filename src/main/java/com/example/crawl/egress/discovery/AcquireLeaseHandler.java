@@ -22,7 +22,8 @@ import tools.jackson.databind.node.ObjectNode;
 /**
  * {@code POST /v1/leases}: lends the best matching proxy. 201 with the lease, or 409
  * {@code no_match} with counts that add up: {@code considered = atCapacity + inCooldown +
- * unhealthy}. Every matching proxy is handed to the store, unhealthy ones too, so that they are
+ * unhealthy}, and, when a healthy proxy matches, {@code retryAfterSeconds} and a {@code Retry-After}
+ * header: how soon the first of them is free again. Every matching proxy is handed to the store, unhealthy ones too, so that they are
  * counted; the store selects and records the lease under its one lock. A proxy being deleted or a
  * retired pool member is not a candidate at all (nor counted): the catalog leaves it out.
  *
@@ -59,8 +60,11 @@ final class AcquireLeaseHandler implements HttpHandler {
         switch (outcome) {
             case Acquisition.Granted granted -> Responses.json(exchange, 201,
                     JsonBodies.write(granted(granted, snapshot.byKey().get(granted.proxy().key()), request)));
-            case Acquisition.NoMatch none -> Responses.json(exchange, ErrorCode.NO_MATCH.status(),
-                    JsonBodies.write(noMatch(none)));
+            case Acquisition.NoMatch none -> {
+                none.retryAfter().ifPresent(wait -> exchange.getResponseHeaders().set("Retry-After",
+                        Long.toString(Responses.seconds(wait))));
+                Responses.json(exchange, ErrorCode.NO_MATCH.status(), JsonBodies.write(noMatch(none)));
+            }
         }
     }
 
@@ -84,10 +88,12 @@ final class AcquireLeaseHandler implements HttpHandler {
         String message = none.considered() == 0 ? "no proxy matches the selector"
                 : "no matching proxy can take a lease now: each is at capacity, cooling down for the target, "
                         + "or unhealthy";
-        return JsonBodies.errorObject(ErrorCode.NO_MATCH, message)
+        ObjectNode body = JsonBodies.errorObject(ErrorCode.NO_MATCH, message)
                 .put("considered", none.considered())
                 .put("atCapacity", none.atCapacity())
                 .put("inCooldown", none.inCooldown())
                 .put("unhealthy", none.unhealthy());
+        none.retryAfter().ifPresent(wait -> body.put("retryAfterSeconds", Responses.seconds(wait)));
+        return body;
     }
 }

@@ -38,9 +38,13 @@ final class Responses {
 
     /** Sends 503 {@code leader_unavailable} with {@code Retry-After} in whole seconds, at least one. */
     static void unavailable(HttpExchange exchange, String message, Duration retryAfter) throws IOException {
-        long seconds = Math.max(1, (retryAfter.toMillis() + 999) / 1000);
-        exchange.getResponseHeaders().set("Retry-After", Long.toString(seconds));
+        exchange.getResponseHeaders().set("Retry-After", Long.toString(seconds(retryAfter)));
         error(exchange, ErrorCode.LEADER_UNAVAILABLE, message);
+    }
+
+    /** A wait in the whole seconds {@code Retry-After} counts in, rounded up, at least one. */
+    static long seconds(Duration retryAfter) {
+        return Math.max(1, (retryAfter.toMillis() + 999) / 1000);
     }
 
     /** Sends 204 No Content. */

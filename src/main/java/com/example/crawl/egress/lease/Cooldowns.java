@@ -68,6 +68,17 @@ final class Cooldowns {
                 || target.isPresent() && running(held.get(proxy, target.get()), now);
     }
 
+    /** When {@code proxy} may be lent for {@code target} again: the later end of its running cooldowns, or {@code now}. */
+    long freeAt(String proxy, Optional<String> target, long now) {
+        long at = now;
+        for (Cooldown c : new Cooldown[] {held.get(proxy, ALL_TARGETS), target.map(t -> held.get(proxy, t)).orElse(null)}) {
+            if (c != null && c.running(now) && c.end() - at > 0) {
+                at = c.end();
+            }
+        }
+        return at;
+    }
+
     /** Forgets the cooldowns that are past being remembered at {@code now}. */
     void sweep(long now) {
         held.removeIf(c -> now - c.forgottenAt() >= 0);

@@ -73,6 +73,20 @@ final class HeldLeases {
         return n;
     }
 
+    /**
+     * When {@code proxy} has fewer than {@code maxLeases} leases running again, after {@code now}:
+     * the end of the lease whose end brings it below; {@code now} when it already is.
+     */
+    long freeAt(String proxy, int maxLeases, long now) {
+        Set<Held> leases = byProxy.get(proxy);
+        if (leases == null) {
+            return now;
+        }
+        long[] ends = leases.stream().filter(h -> h.running(now)).mapToLong(h -> h.endsAt() - now).sorted().toArray();
+        int over = ends.length - maxLeases; // this many + 1 must end
+        return over < 0 ? now : now + ends[over];
+    }
+
     /** Leases running at {@code now}, all proxies together: one pass, no allocation. */
     int active(long now) {
         int n = 0;

@@ -194,7 +194,8 @@ public final class LeaseStore implements LeaseService, AutoCloseable {
                 }
             }
             if (best == null) {
-                return new Acquisition.NoMatch(considered, atCapacity, inCooldown, unhealthy);
+                return new Acquisition.NoMatch(considered, atCapacity, inCooldown, unhealthy,
+                        soonestFree(candidates, selector, target, now));
             }
             Instant expiresAt = clock.instant().plus(ttl);
             String id = ids.issue(new LeaseIds.Claims(term, best.key(), target, expiresAt));
@@ -204,6 +205,26 @@ public final class LeaseStore implements LeaseService, AutoCloseable {
         } finally {
             lock.unlock();
         }
+    }
+
+    /**
+     * Under the lock, for a refusal only: how soon the first healthy matching candidate is free,
+     * by its leases' ends and its cooldowns' ends; empty when none is healthy.
+     */
+    private Optional<Duration> soonestFree(Collection<Candidate> candidates, Map<String, String> selector,
+            Optional<String> target, long now) {
+        Long soonest = null;
+        for (Candidate c : candidates) {
+            if (selector.isEmpty() || c.matches(selector)) {
+                if (c.healthy() && !suspicions.suspected(c.key())) {
+                    long capacity = held.freeAt(c.key(), c.maxLeases(), now);
+                    long cooldown = cooldowns.freeAt(c.key(), target, now);
+                    long free = capacity - cooldown > 0 ? capacity : cooldown;
+                    soonest = soonest == null || free - soonest < 0 ? free : soonest;
+                }
+            }
+        }
+        return soonest == null ? Optional.empty() : Optional.of(Duration.ofNanos(soonest - now));
     }
 
     private static boolean better(Candidate c, int active, Candidate best, int bestActive) {

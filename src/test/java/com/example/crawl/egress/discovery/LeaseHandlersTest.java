@@ -84,11 +84,17 @@ class LeaseHandlersTest {
         assertEquals(1, full.get("atCapacity").asInt());
         assertEquals(0, full.get("inCooldown").asInt() + full.get("unhealthy").asInt());
         assertTrue(full.get("message").asString().startsWith("no matching proxy can take a lease now"), full.toString());
+        RawHttp.Reply again = http.post("/v1/leases", "{\"selector\":{\"region\":\"eu\"}}");
+        assertEquals(300, again.json().get("retryAfterSeconds").asLong(), "free when the lease of 5 minutes ends");
+        assertEquals("300", again.header("Retry-After"));
 
-        JsonNode none = conflict(http.post("/v1/leases", "{\"selector\":{\"region\":\"us\"}}"));
+        RawHttp.Reply nothing = http.post("/v1/leases", "{\"selector\":{\"region\":\"us\"}}");
+        assertEquals(null, nothing.header("Retry-After"), "nothing matches: nothing to wait for");
+        JsonNode none = conflict(nothing);
+        assertFalse(none.has("retryAfterSeconds"));
         assertEquals(0, none.get("considered").asInt());
         assertEquals("no proxy matches the selector", none.get("message").asString());
-        assertEquals(List.of("granted crawl/only", "no_match 1", "no_match 0"), recorder.calls());
+        assertEquals(List.of("granted crawl/only", "no_match 1", "no_match 1", "no_match 0"), recorder.calls());
     }
 
     private static JsonNode conflict(RawHttp.Reply reply) {

@@ -83,7 +83,34 @@ class LeaseStoreTest {
         List<Candidate> fleet = List.of(proxy("a", 10L, 2));
         lend(fleet, NONE);
         lend(fleet, NONE);
-        assertEquals(new NoMatch(1, 1, 0, 0), store.acquire(fleet, Map.of(), NONE, TTL));
+        assertEquals(new NoMatch(1, 1, 0, 0, Optional.of(TTL)), store.acquire(fleet, Map.of(), NONE, TTL),
+                "free again when the first of its leases ends");
+    }
+
+    @Test
+    void shouldSayHowSoonTheFirstHealthyMatchingProxyIsFree() {
+        Candidate full = proxy("full");
+        Candidate cooling = proxy("cooling");
+        Candidate sick = new Candidate("crawl", "sick", Map.of("region", "eu"), false, null, 1);
+        Lease held = lend(List.of(full), NONE);
+        clock.advance(Duration.ofMinutes(1));
+        Lease banned = lend(List.of(cooling), Optional.of("shop.test"));
+        store.report(banned.id(), ReportResult.BANNED, NONE);
+        store.release(banned.id());
+
+        assertEquals(Optional.of(Duration.ofMinutes(4)), noMatch(List.of(full, cooling, sick)).retryAfter(),
+                "full's lease ends in 4 minutes, before cooling's 10 minute cooldown");
+        store.release(held.id());
+        lend(List.of(full), Optional.of("news.test"));
+        assertEquals(Optional.of(TTL), noMatch(List.of(full, cooling, sick)).retryAfter(), "full's new lease, at 5");
+        clock.advance(TTL.minusMinutes(1));
+        assertEquals(Optional.of(Duration.ofMinutes(1)), noMatch(List.of(full, cooling, sick)).retryAfter(),
+                "full's lease ends at 6, a minute from now");
+        assertEquals(Optional.empty(), noMatch(List.of(sick)).retryAfter(), "nothing to say of unhealthy ones");
+    }
+
+    private NoMatch noMatch(List<Candidate> candidates) {
+        return assertInstanceOf(NoMatch.class, store.acquire(candidates, Map.of(), Optional.of("shop.test"), TTL));
     }
 
     @Test
@@ -100,7 +127,7 @@ class LeaseStoreTest {
         Acquisition none = store.acquire(List.of(full, cooling, sick, elsewhere), Map.of("region", "eu"),
                 Optional.of("shop.test"), TTL);
 
-        assertEquals(new NoMatch(3, 1, 1, 1), none, "considered = atCapacity + inCooldown + unhealthy");
+        assertEquals(new NoMatch(3, 1, 1, 1, Optional.of(TTL)), none, "considered = atCapacity + inCooldown + unhealthy");
     }
 
     @Test

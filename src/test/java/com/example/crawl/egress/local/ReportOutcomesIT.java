@@ -2,6 +2,7 @@ package com.example.crawl.egress.local;
 
 import static com.example.crawl.egress.local.LocalOperator.freePort;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.example.crawl.egress.ItRequirements;
 import com.example.crawl.egress.provider.local.LocalProvider;
@@ -49,6 +50,8 @@ class ReportOutcomesIT {
             LocalOperator.Reply resting = op.call("POST", "/v1/leases", SHOP);
             assertEquals(409, resting.status(), String.valueOf(resting.body()));
             assertEquals(1, resting.body().get("inCooldown").asInt(), "local-eu rests for shop.test");
+            long wait = resting.body().get("retryAfterSeconds").asLong();
+            assertTrue(wait >= 1 && wait <= 3, "the 409 says when local-eu is free for shop.test: " + resting.body());
             release(op, lease(op, NEWS)); // a rate limit is no ban: other sites still get it
             op.await(() -> lendable(op, SHOP), "local-eu lent for shop.test again after its Retry-After");
 
