@@ -97,7 +97,9 @@ class NoReportForgottenIT {
     private List<Cooldown> start(Duration cooldown) throws Exception {
         window = cooldown;
         lab = LendingLab.start(dir);
-        replicas = new Replicas(lab.cluster(), dir, List.of("--cooldown-window=" + cooldown.toSeconds() + "s"));
+        // Bans and rate limits alike rest a proxy one window here, so that each ends when the window does.
+        replicas = new Replicas(lab.cluster(), dir, List.of("--cooldown-window=" + cooldown.toSeconds() + "s",
+                "--rate-limit-cooldown=" + cooldown.toSeconds() + "s"));
         replicas.start("a", "b");
         client = new ServiceClient(replicas);
         // Two slots each: the lease a report was made on is released at once, but a release in a
