@@ -23,6 +23,7 @@ import com.example.crawl.egress.provider.local.LocalProvider;
 import io.fabric8.kubernetes.api.model.IntOrString;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -31,6 +32,7 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.function.UnaryOperator;
 import java.util.Set;
 import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.AfterAll;
@@ -96,7 +98,7 @@ class PoolLocalIT {
         op.await(() -> ready("roll").size() == 3, "three members Ready");
         Set<String> old = names(members("roll"));
 
-        kube.resources(ProxyPool.class).inNamespace(NS).withName("roll").edit(p -> {
+        edit("roll", p -> {
             ProxySpec s = p.getSpec().template().spec();
             p.setSpec(new ProxyPoolSpec(3, new ProxyTemplate(null, new ProxySpec(null, s.provider(), 3129, s.attributes(),
                     s.maxLeases(), null, null, null, null, null, s.healthCheck())), null, p.getSpec().rotation()));
@@ -284,5 +286,22 @@ class PoolLocalIT {
     private static String describe(List<Proxy> members) {
         return members.stream().map(m -> m.getMetadata().getName() + "/" + m.getSpec().port() + "/"
                 + (m.getStatus() == null ? null : m.getStatus().phase())).toList().toString();
+    }
+
+    /**
+     * A read-modify-write of a pool, as {@code kubectl edit} does it: optimistic, so a status the
+     * operator wrote in between makes it 409, and it is read and made again, a few times at most.
+     */
+    private void edit(String name, UnaryOperator<ProxyPool> change) {
+        for (int attempt = 1; ; attempt++) {
+            try {
+                kube.resources(ProxyPool.class).inNamespace(NS).withName(name).edit(change);
+                return;
+            } catch (KubernetesClientException e) {
+                if (e.getCode() != 409 || attempt == 5) {
+                    throw e;
+                }
+            }
+        }
     }
 }
