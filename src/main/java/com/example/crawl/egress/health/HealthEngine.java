@@ -79,7 +79,6 @@ public final class HealthEngine implements HealthSource, AutoCloseable {
     private final Tracer tracer;
     private final VerdictTable verdicts;
     private final ProbeSchedule schedule;
-    private final NanoClock nanos;
     private final List<ProbeObserver> observers = new CopyOnWriteArrayList<>();
 
     private final ReentrantLock lock = new ReentrantLock();
@@ -110,12 +109,11 @@ public final class HealthEngine implements HealthSource, AutoCloseable {
         this.prober = prober;
         this.config = config;
         this.tracer = tracer;
-        this.nanos = seams.nanos();
         this.verdicts = new VerdictTable(seams.clock(), seams.nanos(), config.latencyReportInterval(), recorder,
                 listener);
         this.schedule = new ProbeSchedule(this::subjects, verdicts,
-                job -> seams.probeThreads().execute(() -> probe(job)), recorder, seams.nanos(), seams.random(),
-                config.maxConcurrent());
+                (job, started) -> seams.probeThreads().execute(() -> probe(job, started)), recorder, seams.nanos(),
+                seams.random(), config.maxConcurrent());
     }
 
     /** The verdict last reported for {@code key}. Never blocks. */
@@ -212,9 +210,11 @@ public final class HealthEngine implements HealthSource, AutoCloseable {
         return subjects;
     }
 
-    /** Runs on the job's own thread: the probe, its span, the verdict; then frees the schedule's permit. */
-    private void probe(ProbeSchedule.Job job) {
-        long started = nanos.nanoTime();
+    /**
+     * Runs on the job's own thread: the probe, its span, the verdict, the observers; then frees the
+     * schedule's permit. {@code started} is when the schedule started it.
+     */
+    private void probe(ProbeSchedule.Job job, long started) {
         try (ActiveSpan span = config.trace() ? ProbeSpans.start(tracer, job.key(), job.target()) : ActiveSpan.none()) {
             ProbeResult result = prober.probe(job.target());
             ProbeSpans.record(span, result);

@@ -13,7 +13,7 @@ import java.util.PriorityQueue;
 import java.util.Set;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.locks.ReentrantLock;
-import java.util.function.Consumer;
+import java.util.function.ObjLongConsumer;
 import java.util.function.Supplier;
 import java.util.random.RandomGenerator;
 import org.slf4j.Logger;
@@ -48,7 +48,7 @@ final class ProbeSchedule {
 
     private final Supplier<? extends Collection<ProbeSubject>> subjects;
     private final VerdictTable verdicts;
-    private final Consumer<Job> launch;
+    private final ObjLongConsumer<Job> launch;
     private final ProbeRecorder recorder;
     private final NanoClock nanos;
     private final RandomGenerator random;
@@ -66,13 +66,16 @@ final class ProbeSchedule {
      * @param subjects      the proxies to probe, listed on every tick; must not block for long
      * @param verdicts      keeps an entry per slot
      * @param launch        starts a job's probe on a thread of its own, which calls {@link #finished}
-     *                      at its end; throws when no thread can start
+     *                      at its end; throws when no thread can start. Given the {@code nanoTime}
+     *                      the probe started at: the schedule's, under its lock, so that it orders
+     *                      the start before or after any {@link #probeNow}
      * @param recorder      receives each probe's lateness
      * @param random        draws the first probes' jitter
      * @param maxConcurrent probes in flight at most
      */
-    ProbeSchedule(Supplier<? extends Collection<ProbeSubject>> subjects, VerdictTable verdicts, Consumer<Job> launch,
-            ProbeRecorder recorder, NanoClock nanos, RandomGenerator random, int maxConcurrent) {
+    ProbeSchedule(Supplier<? extends Collection<ProbeSubject>> subjects, VerdictTable verdicts,
+            ObjLongConsumer<Job> launch, ProbeRecorder recorder, NanoClock nanos, RandomGenerator random,
+            int maxConcurrent) {
         this.subjects = subjects;
         this.verdicts = verdicts;
         this.launch = launch;
@@ -228,7 +231,7 @@ final class ProbeSchedule {
         for (Job job : starting) {
             try {
                 recorder.started(Duration.ofNanos(now - job.due()));
-                launch.accept(job);
+                launch.accept(job, now);
             } catch (RuntimeException | OutOfMemoryError e) { // no thread to run it: the next tick plans it again
                 LOG.atError().setCause(e).addKeyValue("namespace", job.key().namespace())
                         .addKeyValue("name", job.key().name()).log("Health probe could not start; retrying later");

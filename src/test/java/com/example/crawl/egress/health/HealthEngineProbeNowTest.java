@@ -96,6 +96,27 @@ class HealthEngineProbeNowTest {
     }
 
     @Test
+    void shouldNotTellTheProbeInFlightAsTheOneAskedFor() {
+        rig.round();
+        rig.time.advance(Duration.ofSeconds(10));
+        long began = rig.time.nanoTime();
+        rig.engine.tick();
+        rig.engine.fire(); // the probe at 10 s is started; its thread has not run yet
+        rig.time.advance(Duration.ofMillis(200));
+        long asked = rig.time.nanoTime();
+
+        assertTrue(rig.engine.probeNow(key("a")));
+        rig.runProbes();
+        wake();
+        wake();
+
+        assertEquals(3, observed.size(), "one probe more, after the one in flight");
+        assertEquals(began, observed.get(1).started(), "told with the time the schedule started it");
+        assertTrue(observed.get(1).started() - asked < 0, "so the store can tell it predates the request");
+        assertEquals(asked, observed.get(2).started());
+    }
+
+    @Test
     void shouldAskNothingOfAProxyItDoesNotProbe() {
         assertFalse(rig.engine.probeNow(key("a")), "before the first tick");
         rig.round();

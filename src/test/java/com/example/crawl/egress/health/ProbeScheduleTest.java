@@ -59,7 +59,7 @@ class ProbeScheduleTest {
         return new ProbeSchedule(() -> List.copyOf(listed), verdicts, this::launch, recorded, time, random, permits);
     }
 
-    private void launch(ProbeSchedule.Job job) {
+    private void launch(ProbeSchedule.Job job, long startedNanos) {
         if (refusedLaunches > 0) {
             refusedLaunches--;
             throw new RejectedExecutionException("no thread for the probe");
