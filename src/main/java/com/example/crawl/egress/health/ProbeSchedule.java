@@ -271,7 +271,7 @@ final class ProbeSchedule {
     private void giveBack(Job job) {
         lock.lock();
         try {
-            job.slot().finished();
+            job.slot().finished(nanos.nanoTime()); // if a probe was asked for meanwhile, the next tick plans it
             permits.release();
         } finally {
             lock.unlock();
@@ -285,9 +285,8 @@ final class ProbeSchedule {
     void finished(Job job) {
         lock.lock();
         try {
-            boolean again = job.slot().again();
-            job.slot().finished();
-            if (again && slots.get(job.key()) == job.slot() && !ticker.closed()) {
+            boolean asked = job.slot().finished(nanos.nanoTime());
+            if (asked && slots.get(job.key()) == job.slot() && !ticker.closed()) {
                 plan(job.key(), job.slot());
             }
             permits.release();

@@ -76,19 +76,15 @@ final class ProbeSlot {
     }
 
     /**
-     * A probe was asked for at {@code now}: the next is due then at the latest. While one is in
-     * flight, the next is due as soon as it ends ({@link #again}).
+     * A probe was asked for at {@code now}. The next is due then at the latest; or, while one is in
+     * flight (which began before the request, so does not answer it), as soon as that one ends.
      */
     void askedAt(long now) {
-        if (nextDue - now > 0) {
+        if (inFlight) {
+            again = true;
+        } else if (nextDue - now > 0) {
             nextDue = now;
         }
-        again = inFlight;
-    }
-
-    /** Whether a probe was asked for while one was in flight: the schedule plans the next as soon as it ends. */
-    boolean again() {
-        return again;
     }
 
     /** The planned probe was taken back to be planned anew, sooner. */
@@ -107,9 +103,20 @@ final class ProbeSlot {
         }
     }
 
-    void finished() {
+    /**
+     * The probe in flight ended at {@code now}, or never started. If a probe was asked for
+     * meanwhile, the next is due now: not at the request, which it could not start before.
+     *
+     * @return whether one was asked for, for the schedule to plan it at once
+     */
+    boolean finished(long now) {
+        boolean asked = again;
         busy = false;
         inFlight = false;
         again = false;
+        if (asked && nextDue - now > 0) {
+            nextDue = now;
+        }
+        return asked;
     }
 }

@@ -117,6 +117,24 @@ class HealthEngineProbeNowTest {
     }
 
     @Test
+    void shouldDueTheProbeAskedForDuringAnotherAtThatOnesEnd() {
+        rig.round();
+        rig.time.advance(Duration.ofSeconds(10));
+        rig.engine.tick();
+        rig.engine.fire();
+        rig.time.advance(Duration.ofSeconds(1));
+        assertTrue(rig.engine.probeNow(key("a")));
+        rig.time.advance(Duration.ofSeconds(4)); // a dead proxy's probe runs to its timeout
+
+        rig.runProbes();
+        wake();
+
+        assertEquals(3, rig.prober.count("10.0.0.1"));
+        assertEquals(List.of(Duration.ZERO, Duration.ZERO, Duration.ZERO), rig.lateness,
+                "not late: it could not start before the one in flight ended");
+    }
+
+    @Test
     void shouldAskNothingOfAProxyItDoesNotProbe() {
         assertFalse(rig.engine.probeNow(key("a")), "before the first tick");
         rig.round();
