@@ -218,8 +218,9 @@ public final class HealthEngine implements HealthSource, AutoCloseable {
         try (ActiveSpan span = config.trace() ? ProbeSpans.start(tracer, job.key(), job.target()) : ActiveSpan.none()) {
             ProbeResult result = prober.probe(job.target());
             ProbeSpans.record(span, result);
-            verdicts.judge(job.slot().health(), result);
-            tell(job.key(), started, result instanceof ProbeResult.Success);
+            if (verdicts.judge(job.slot().health(), result)) { // not for an instance forgotten meanwhile
+                tell(job.key(), started, result instanceof ProbeResult.Success);
+            }
         } catch (RuntimeException e) {
             LOG.atError().setCause(e).addKeyValue("namespace", job.key().namespace())
                     .addKeyValue("name", job.key().name()).log("Health probe failed unexpectedly; not counted");

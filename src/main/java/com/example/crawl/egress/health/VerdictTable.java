@@ -116,12 +116,39 @@ final class VerdictTable {
      * listener when status should change. A result for an entry forgotten or replaced while its
      * probe was in flight is dropped, and not recorded: its series are gone, and recording would
      * bring them back for good.
+     *
+     * @return whether the result counted; false when it was dropped
      */
-    void judge(ProxyHealth health, ProbeResult result) {
-        Optional<HealthVerdict> report = count(health, result);
-        if (report.isEmpty()) {
-            return;
+    boolean judge(ProxyHealth health, ProbeResult result) {
+        Optional<HealthVerdict> report;
+        lock.lock();
+        try {
+            if (current.get(health.key()) != health) {
+                return false; // forgotten while in flight
+            }
+            report = count(health, result);
+        } finally {
+            lock.unlock();
         }
+        report.ifPresent(v -> report(health, v));
+        return true;
+    }
+
+    /**
+     * Under the lock, for an entry still tracked: forget() drops the series only after removing
+     * the entry, so recording here never brings them back.
+     *
+     * @return the verdict to report, published already; empty when status needs no change
+     */
+    private Optional<HealthVerdict> count(ProxyHealth health, ProbeResult result) {
+        recorder.finished(health.key(), result);
+        Optional<HealthVerdict> report = health.apply(result, clock.instant(), nanos.nanoTime(), minReportInterval);
+        report.ifPresent(v -> published.put(health.key(), v));
+        return report;
+    }
+
+    /** Without the lock: hands the key to the listener, then marks {@code verdict} reported unless it threw. */
+    private void report(ProxyHealth health, HealthVerdict verdict) {
         try {
             listener.accept(health.key());
         } catch (RuntimeException e) {
@@ -133,24 +160,7 @@ final class VerdictTable {
         long now = nanos.nanoTime();
         lock.lock();
         try {
-            health.reported(report.get(), now);
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    /** @return the verdict to report, published already; empty when status needs no change */
-    private Optional<HealthVerdict> count(ProxyHealth health, ProbeResult result) {
-        lock.lock();
-        try {
-            if (current.get(health.key()) != health) {
-                return Optional.empty(); // forgotten while in flight
-            }
-            // Under the lock: forget() drops the series only after removing the entry.
-            recorder.finished(health.key(), result);
-            Optional<HealthVerdict> report = health.apply(result, clock.instant(), nanos.nanoTime(), minReportInterval);
-            report.ifPresent(v -> published.put(health.key(), v));
-            return report;
+            health.reported(verdict, now);
         } finally {
             lock.unlock();
         }

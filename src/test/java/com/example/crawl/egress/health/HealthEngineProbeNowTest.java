@@ -3,6 +3,7 @@ package com.example.crawl.egress.health;
 import static com.example.crawl.egress.health.EngineRig.check;
 import static com.example.crawl.egress.health.EngineRig.key;
 import static com.example.crawl.egress.health.EngineRig.managed;
+import static com.example.crawl.egress.health.EngineRig.withIp;
 import static com.example.crawl.egress.health.ScriptedProber.ok;
 import static com.example.crawl.egress.health.ScriptedProber.timeout;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -132,6 +133,24 @@ class HealthEngineProbeNowTest {
         assertEquals(3, rig.prober.count("10.0.0.1"));
         assertEquals(List.of(Duration.ZERO, Duration.ZERO, Duration.ZERO), rig.lateness,
                 "not late: it could not start before the one in flight ended");
+    }
+
+    @Test
+    void shouldNotTellObserversOfAProbeWhoseResultWasDropped() {
+        rig.round();
+        rig.time.advance(Duration.ofSeconds(10));
+        rig.engine.tick();
+        rig.engine.fire(); // a probe of 10.0.0.1 in flight
+        Proxy moved = withIp(a, "10.0.0.2");
+        rig.prober.answer("10.0.0.2", timeout());
+        rig.proxies.set(0, moved);
+        rig.engine.changed(moved); // its result is about an instance that is gone
+
+        rig.runProbes();
+        wake();
+
+        assertEquals(List.of(true, false), observed.stream().map(Probed::succeeded).toList(),
+                "the first probe, then the new address's; not the old address's success in between");
     }
 
     @Test

@@ -232,16 +232,16 @@ class VerdictTableTest {
         ProxyHealth moved = table.track(subject(withIp(managed("a", "10.0.0.1", check(10, 1, 1)), "10.0.0.2")));
         assertEquals(Optional.empty(), table.verdict(key("a")), "the verdict was about another address");
         assertEquals(List.of(key("a")), recorded.forgotten);
-        judge(first, ok(10)); // the old instance's probe lands late
+        assertFalse(table.judge(first, ok(10)), "the old instance's probe lands late, and does not count");
         assertEquals(Optional.empty(), table.verdict(key("a")));
         assertEquals(1, recorded.finished.size(), "not recorded: its series are gone");
 
-        judge(moved, ok(10));
+        assertTrue(table.judge(moved, ok(10)));
         assertEquals("10.0.0.2", verdict().address());
         table.forget(key("a"));
         assertEquals(Optional.empty(), table.verdict(key("a")));
         assertEquals(List.of(key("a"), key("a")), recorded.forgotten);
-        judge(moved, ok(10));
+        assertFalse(table.judge(moved, ok(10)));
         assertEquals(Optional.empty(), table.verdict(key("a")));
         assertEquals(2, recorded.finished.size());
         assertEquals(2, queued.size());
