@@ -42,8 +42,9 @@ import org.slf4j.LoggerFactory;
  * probed at once rather than on the next tick: a new proxy becomes healthy as soon as it answers.
  *
  * <p>The lease store may ask for a probe at once ({@link #probeNow}), when clients report that
- * requests through a proxy failed; every probe's start and success are told to the {@link
- * ProbeObserver}s, so that the store lends the proxy again once a probe since then succeeded.
+ * requests through a proxy failed; each probe's start and success are told to the {@link
+ * ProbeObserver}s, so that the store lends the proxy again once a probe that began after the
+ * failures succeeded.
  *
  * <p>When the verdict that status should show changes (see {@link ProxyHealth#apply}), the engine
  * publishes it, for {@link #verdict}, and hands the key to the listener (the reconcile queue); if
@@ -124,17 +125,26 @@ public final class HealthEngine implements HealthSource, AutoCloseable {
 
     /**
      * Probes {@code key} as soon as a permit allows, beside its schedule: for the lease store, when
-     * clients report that requests through the proxy failed. See {@link ProbeSchedule#probeNow}.
-     * Never blocks beyond the engine's locks.
+     * clients report that requests through the proxy failed. A probe planned for later is moved to
+     * now; one in flight began before this call, so the next starts as soon as it ends. Never two
+     * at once; the verdict's count goes on (this is one more probe, not a fresh start); the period
+     * goes on from the new probe's start. See {@link ProbeSchedule#probeNow}.
      *
-     * @return false when the engine does not probe that proxy (unknown, not listed yet, not
-     *     started on this replica, closed): nothing will happen
+     * <p>Thread-safe; never blocks beyond the engine's locks.
+     *
+     * @return true when a probe that starts no earlier than this call is assured (its start, as
+     *     observers are told it, is at or after this call's {@code nanoTime}); false when the
+     *     engine does not probe that proxy (unknown, not listed yet, not started on this replica,
+     *     closed): nothing will happen
      */
     public boolean probeNow(ProxyKey key) {
         return schedule.probeNow(key);
     }
 
-    /** Adds {@code observer}, told of every probe from now on. */
+    /**
+     * Adds {@code observer}, told of every probe whose result counted from then on (see {@link
+     * ProbeObserver}). Call before {@link #start}, so that no probe goes untold. Thread-safe.
+     */
     public void observe(ProbeObserver observer) {
         observers.add(observer);
     }

@@ -13,7 +13,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.example.crawl.egress.api.Proxy;
 import com.example.crawl.egress.cache.ProxyKey;
 import java.time.Duration;
+import java.util.Comparator;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
@@ -118,6 +120,37 @@ class HealthEngineProbeNowTest {
     }
 
     @Test
+    void shouldProbeOnceMoreHoweverOftenAskedWhileAProbeIsInFlight() {
+        rig.round();
+        rig.time.advance(Duration.ofSeconds(10));
+        rig.engine.tick();
+        rig.engine.fire();
+        for (int i = 0; i < 3; i++) {
+            rig.time.advance(Duration.ofMillis(100));
+            assertTrue(rig.engine.probeNow(key("a")));
+        }
+
+        rig.runProbes();
+        wake();
+        wake();
+
+        assertEquals(3, rig.prober.count("10.0.0.1"));
+    }
+
+    @Test
+    void shouldProbeOnceHoweverOftenAskedBeforeTheProbeStarts() {
+        rig.round();
+        rig.time.advance(Duration.ofSeconds(2));
+
+        assertTrue(rig.engine.probeNow(key("a")));
+        assertTrue(rig.engine.probeNow(key("a")));
+        wake();
+        wake();
+
+        assertEquals(2, rig.prober.count("10.0.0.1"));
+    }
+
+    @Test
     void shouldDueTheProbeAskedForDuringAnotherAtThatOnesEnd() {
         rig.round();
         rig.time.advance(Duration.ofSeconds(10));
@@ -136,6 +169,45 @@ class HealthEngineProbeNowTest {
     }
 
     @Test
+    void shouldCountTheProbeAskedForInTheRunOfResultsWithoutStartingOver() {
+        rig.prober.answer("10.0.0.1", timeout());
+        rig.seconds(11); // failures at 0 s and 10 s: one short of the threshold
+        assertEquals(Optional.empty(), rig.engine.verdict(key("a")));
+
+        assertTrue(rig.engine.probeNow(key("a")));
+        wake();
+
+        assertFalse(rig.engine.verdict(key("a")).orElseThrow().healthy(), "the third failure in a row");
+        assertEquals(List.of(key("a")), rig.reported);
+    }
+
+    @Test
+    void shouldKeepAProbeAskedForInLineForAPermitAndStartItOnce() {
+        EngineRig limited = new EngineRig(1, () -> 0L);
+        limited.proxies.add(a);
+        limited.proxies.add(managed("b", "10.0.0.2", check(20, 1, 3)));
+        limited.prober.answer("10.0.0.1", ok(5));
+        limited.prober.answer("10.0.0.2", ok(5));
+        limited.round();
+        limited.engine.fire();
+        limited.runProbes(); // a and b at 0 s, one after the other
+        limited.time.advance(Duration.ofSeconds(10));
+        limited.engine.tick();
+        limited.engine.fire(); // a's probe at 10 s holds the one permit
+
+        assertTrue(limited.engine.probeNow(key("b")));
+        limited.engine.fire();
+        assertEquals(1, limited.probes.size(), "no permit, no start: b waits for a's");
+        for (int i = 0; i < 3; i++) {
+            limited.runProbes();
+            limited.engine.fire();
+        }
+
+        assertEquals(2, limited.prober.count("10.0.0.1"));
+        assertEquals(2, limited.prober.count("10.0.0.2"), "b once more, not twice");
+    }
+
+    @Test
     void shouldNotTellObserversOfAProbeWhoseResultWasDropped() {
         rig.round();
         rig.time.advance(Duration.ofSeconds(10));
@@ -151,6 +223,27 @@ class HealthEngineProbeNowTest {
 
         assertEquals(List.of(true, false), observed.stream().map(Probed::succeeded).toList(),
                 "the first probe, then the new address's; not the old address's success in between");
+    }
+
+    @Test
+    void shouldNotProbeAnOldAddressAgainWhenAskedWhileItsProbeWasInFlight() {
+        rig.round();
+        rig.time.advance(Duration.ofSeconds(10));
+        rig.engine.tick();
+        rig.engine.fire();
+        assertTrue(rig.engine.probeNow(key("a")));
+        Proxy moved = withIp(a, "10.0.0.2");
+        rig.prober.answer("10.0.0.2", ok(5));
+        rig.proxies.set(0, moved);
+        rig.engine.changed(moved);
+
+        rig.runProbes();
+        wake();
+        wake();
+
+        assertEquals(List.of("10.0.0.1", "10.0.0.1", "10.0.0.2"),
+                rig.prober.probed().stream().map(ProbeTarget::proxyHost).toList(),
+                "the new address answers the request; the old one is not probed again");
     }
 
     @Test
@@ -174,6 +267,29 @@ class HealthEngineProbeNowTest {
 
         assertEquals(List.of(new Probed(key("a"), start, true),
                 new Probed(key("a"), start + Duration.ofSeconds(10).toNanos(), false)), observed);
+    }
+
+    @Test
+    void shouldTellTheNextObserverAndReleaseThePermitWhenAnObserverThrows() {
+        EngineRig limited = new EngineRig(1, () -> 0L);
+        limited.engine.observe((key, started, succeeded) -> {
+            throw new IllegalStateException("observer bug");
+        });
+        List<ProxyKey> told = new CopyOnWriteArrayList<>();
+        limited.engine.observe((key, started, succeeded) -> told.add(key));
+        limited.proxies.add(a);
+        limited.proxies.add(managed("b", "10.0.0.2", check(10, 1, 3)));
+        limited.prober.answer("10.0.0.1", ok(5));
+        limited.prober.answer("10.0.0.2", ok(5));
+
+        limited.round();
+        limited.engine.fire();
+        limited.runProbes();
+
+        assertEquals(List.of("10.0.0.1", "10.0.0.2"),
+                limited.prober.probed().stream().map(ProbeTarget::proxyHost).sorted().toList(),
+                "the one permit came back after the first probe");
+        assertEquals(List.of(key("a"), key("b")), told.stream().sorted(Comparator.comparing(ProxyKey::name)).toList());
     }
 
     @Test

@@ -263,4 +263,22 @@ class ProbeScheduleTest {
         assertEquals(List.of("c", "d"), startedNames().subList(1, 3).stream().sorted().toList());
         assertEquals(3, started.size());
     }
+
+    @Test
+    void shouldTakeARequestForAProbeOnAnyThreadWhileOneIsInFlightWithoutBlocking() throws Exception {
+        listed.add(proxy("a", 10));
+        ProbeSchedule schedule = schedule(10);
+        run(threads.scheduler, schedule::tick);
+        run(threads.scheduler, schedule::fire);
+        assertEquals(List.of("a"), startedNames());
+
+        assertEquals(true, CallerThreads.call(threads.prober, () -> schedule.probeNow(EngineRig.key("a"))));
+        run(threads.scheduler, schedule::fire);
+        assertEquals(List.of("a"), startedNames(), "never beside the probe in flight");
+        run(threads.prober, () -> schedule.finished(started.getLast()));
+        run(threads.scheduler, schedule::fire);
+
+        assertEquals(List.of("a", "a"), startedNames());
+        assertEquals(false, CallerThreads.call(threads.prober, () -> schedule.probeNow(EngineRig.key("b"))));
+    }
 }
