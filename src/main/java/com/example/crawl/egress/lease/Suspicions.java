@@ -72,7 +72,7 @@ final class Suspicions {
 
     /** Whether {@code proxy} is kept from new leases. */
     boolean suspected(String proxy) {
-        return !suspects.isEmpty() && suspects.containsKey(proxy);
+        return suspects.containsKey(proxy);
     }
 
     /**

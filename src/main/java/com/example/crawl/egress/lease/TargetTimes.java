@@ -1,5 +1,8 @@
 package com.example.crawl.egress.lease;
 
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
 import java.util.OptionalLong;
 import java.util.function.LongPredicate;
 
@@ -35,9 +38,7 @@ public final class TargetTimes {
 
     /** How many of {@code proxy}'s targets have a time {@code which} accepts. */
     public int count(String proxy, LongPredicate which) {
-        int[] n = {0};
-        times.forEachOf(proxy, (target, time) -> n[0] += which.test(time) ? 1 : 0);
-        return n[0];
+        return (int) times(proxy).stream().filter(e -> which.test(e.getValue())).count();
     }
 
     /**
@@ -45,22 +46,18 @@ public final class TargetTimes {
      * counted as dropped: its holder decides nothing with them.
      */
     public void keepLatest(String proxy, int n) {
-        while (true) {
-            int[] size = {0};
-            String[] earliest = {null};
-            long[] at = {0};
-            times.forEachOf(proxy, (target, time) -> {
-                size[0]++;
-                if (earliest[0] == null || time - at[0] < 0) {
-                    earliest[0] = target;
-                    at[0] = time;
-                }
-            });
-            if (size[0] <= Math.max(0, n)) {
-                return;
-            }
-            times.remove(proxy, earliest[0]);
+        List<Map.Entry<String, Long>> held = times(proxy);
+        held.sort((a, b) -> Long.signum(a.getValue() - b.getValue())); // stable: the older of equal times first
+        for (Map.Entry<String, Long> earliest : held.subList(0, Math.max(0, held.size() - Math.max(0, n)))) {
+            times.remove(proxy, earliest.getKey());
         }
+    }
+
+    /** {@code proxy}'s targets and times, oldest first. */
+    private List<Map.Entry<String, Long>> times(String proxy) {
+        List<Map.Entry<String, Long>> out = new ArrayList<>();
+        times.forEachOf(proxy, (target, time) -> out.add(Map.entry(target, time)));
+        return out;
     }
 
     /** Forgets every entry whose time {@code expired} accepts; not counted as dropped. */
