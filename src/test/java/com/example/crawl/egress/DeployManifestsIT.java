@@ -178,7 +178,7 @@ class DeployManifestsIT {
         try (Stream<Path> s = Files.list(Path.of("crd"))) {
             files = s.filter(p -> p.getFileName().toString().endsWith(".crawl.example.com.yaml")).sorted().toList();
         }
-        assertEquals(3, files.size(), files.toString());
+        assertEquals(4, files.size(), files.toString());
         assertEquals(files.size(), crds.size());
         for (Path file : files) {
             JsonNode source = YAML.readTree(file.toFile());

@@ -13,6 +13,7 @@ final class ProxyFixtures {
     static final Path PROXY_CRD = Path.of("crd/proxies.crawl.example.com.yaml");
     static final Path PROVIDER_HEALTH_CRD = Path.of("crd/providerhealths.crawl.example.com.yaml");
     static final Path POOL_CRD = Path.of("crd/proxypools.crawl.example.com.yaml");
+    static final Path TARGET_POLICY_CRD = Path.of("crd/targetpolicies.crawl.example.com.yaml");
     static final Path SAMPLES = Path.of("deploy/samples");
 
     private ProxyFixtures() {
@@ -26,6 +27,11 @@ final class ProxyFixtures {
     /** A ProxyPool object named {@code sample} with this spec YAML. */
     static Map<String, Object> pool(String specYaml) {
         return object("ProxyPool", "spec", JsonValues.parse(specYaml));
+    }
+
+    /** A TargetPolicy object named {@code sample} with this spec YAML. */
+    static Map<String, Object> targetPolicy(String specYaml) {
+        return object("TargetPolicy", "spec", JsonValues.parse(specYaml));
     }
 
     /** A ProviderHealth object with this status YAML. */

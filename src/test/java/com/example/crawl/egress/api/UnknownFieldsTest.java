@@ -3,6 +3,7 @@ package com.example.crawl.egress.api;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -51,5 +52,24 @@ class UnknownFieldsTest {
 
         assertEquals("1/1", read.getStatus().targetsReady());
         assertEquals("t", read.getStatus().targets().getFirst().name());
+    }
+
+    @Test
+    void shouldReadATargetPolicyWithUnknownFieldsEverywhere() {
+        String written = """
+                {"apiVersion":"crawl.example.com/v1alpha1","kind":"TargetPolicy","metadata":{"name":"t","namespace":"n"},
+                 "spec":{"hosts":["shop.example.com"],"maxLeases":20,"burst":5,
+                   "cooldown":{"banned":"15m","jitter":"1s"}},
+                 "status":{"observedGeneration":2,"hostsClaimed":1,
+                   "conditions":[{"type":"Accepted","status":"True","reason":"Applied","severity":"Info"}]}}
+                """;
+
+        TargetPolicy read = json.unmarshal(written, TargetPolicy.class);
+
+        assertEquals(List.of("shop.example.com"), read.getSpec().hosts());
+        assertEquals(20, read.getSpec().maxLeases());
+        assertEquals("15m", read.getSpec().cooldown().banned());
+        assertEquals(2L, read.getStatus().observedGeneration());
+        assertEquals(TargetPolicy.ACCEPTED, read.getStatus().conditions().getFirst().type());
     }
 }
