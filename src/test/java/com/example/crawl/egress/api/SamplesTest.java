@@ -24,13 +24,14 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * The samples users copy are accepted by the CRD and by the operator, and {@link SpecRules}
+ * The samples users copy are accepted by their CRD and by the operator, and {@link SpecRules}
  * agrees with the CRD about which specs are valid.
  */
 class SamplesTest {
 
     private static final CrdValidator PROXIES = CrdValidator.load(ProxyFixtures.PROXY_CRD);
     private static final CrdValidator POOLS = CrdValidator.load(ProxyFixtures.POOL_CRD);
+    private static final CrdValidator TARGET_POLICIES = CrdValidator.load(ProxyFixtures.TARGET_POLICY_CRD);
 
     static Stream<Named<Map<String, Object>>> sampleProxies() {
         return sampleDocuments().filter(d -> "Proxy".equals(d.get("kind")))
@@ -86,6 +87,26 @@ class SamplesTest {
             assertEquals(List.of(), PROXIES.validateCreate(proxy), placement::id);
             assertEquals(List.of(), SpecRules.violations(toProxy(proxy).getSpec()), placement::id);
         }
+    }
+
+    static Stream<Named<Map<String, Object>>> sampleTargetPolicies() {
+        return sampleDocuments().filter(d -> "TargetPolicy".equals(d.get("kind")))
+                .map(d -> Named.of(String.valueOf(JsonValues.at(d, "metadata.name")), d));
+    }
+
+    @ParameterizedTest
+    @MethodSource("sampleTargetPolicies")
+    void shouldBeAcceptedByTheTargetPolicyCrd(Map<String, Object> sample) {
+        assertEquals(List.of(), TARGET_POLICIES.validateCreate(sample));
+    }
+
+    @ParameterizedTest
+    @MethodSource("sampleTargetPolicies")
+    void shouldDeserialiseIntoATargetPolicyThatTheRulesAccept(Map<String, Object> sample) {
+        TargetPolicy policy = JsonValues.FABRIC8.unmarshal(JsonValues.FABRIC8.asJson(sample), TargetPolicy.class);
+
+        assertFalse(policy.getSpec().hosts().isEmpty(), "the sample should name its sites");
+        assertEquals(List.of(), TargetPolicyRules.violations(policy.getSpec()));
     }
 
     @Test
