@@ -25,7 +25,7 @@ import java.util.logging.Logger;
 
 /**
  * An in-process Kubernetes API on loopback: fabric8's mock server in CRUD mode with the
- * {@code Proxy}, {@code ProviderHealth} and {@code ProxyPool} CRDs installed, which the operator's client uses
+ * {@code Proxy}, {@code ProviderHealth}, {@code ProxyPool} and {@code TargetPolicy} CRDs installed, which the operator's client uses
  * (plain HTTP), and a {@link KubectlFront} on another port over the same state (HTTPS), which the
  * kubeconfig names. Out of the box {@code kubectl} cannot use the mock (it answers {@code /api}
  * and {@code /apis} with a list of CRDs), so the discovery documents kubectl reads are served as
@@ -44,7 +44,7 @@ final class EmbeddedApiServer implements AutoCloseable {
 
     private static final List<String> CRDS =
             List.of("crd/proxies.crawl.example.com.yaml", "crd/providerhealths.crawl.example.com.yaml",
-                    "crd/proxypools.crawl.example.com.yaml");
+                    "crd/proxypools.crawl.example.com.yaml", "crd/targetpolicies.crawl.example.com.yaml");
     /** Secret and Namespace, in CRD form: served to kubectl with schemas, never installed. */
     private static final String CORE_KINDS = "local/core-v1-schemas.yaml";
     /** Held so the level sticks: the mock logs every request at INFO. */
@@ -162,7 +162,11 @@ final class EmbeddedApiServer implements AutoCloseable {
                 "verbs":["get","list","watch","create","update","patch","delete"],"shortNames":["pool"]},\
                 {"name":"proxypools/status","singularName":"","namespaced":true,"kind":"ProxyPool","verbs":["get","update","patch"]},\
                 {"name":"proxypools/scale","singularName":"","namespaced":true,"group":"autoscaling","version":"v1",\
-                "kind":"Scale","verbs":["get","update","patch"]}]}""";
+                "kind":"Scale","verbs":["get","update","patch"]},\
+                {"name":"targetpolicies","singularName":"targetpolicy","namespaced":true,"kind":"TargetPolicy",\
+                "verbs":["get","list","watch","create","update","patch","delete"],"shortNames":["tp"]},\
+                {"name":"targetpolicies/status","singularName":"","namespaced":true,"kind":"TargetPolicy",\
+                "verbs":["get","update","patch"]}]}""";
         Map<String, String> answers = Map.of("/api", core, "/apis", groups, "/api/v1", coreResources,
                 "/apis/crawl.example.com/v1alpha1", crawlResources, "/apis/events.k8s.io/v1", eventsResources);
         dispatcher.serveDiscovery(answers);

@@ -29,6 +29,7 @@ class EmbeddedApiServerTest {
 
     private static final JsonMapper JSON = JsonMapper.builder().build();
     private static final String PROXIES = "/apis/crawl.example.com/v1alpha1/namespaces/default/proxies";
+    private static final String POLICIES = "/apis/crawl.example.com/v1alpha1/namespaces/default/targetpolicies";
     private static final ApiToken TOKEN = ApiToken.generate();
     private static EmbeddedApiServer api;
     private static HttpClient http;
@@ -93,6 +94,33 @@ class EmbeddedApiServerTest {
             assertEquals("ADDED", event.get("type").asString());
             assertEquals("after", event.at("/object/metadata/name").asString(), "not the replayed 'before'");
         }
+    }
+
+    /** What {@code kubectl get tp} needs: the kind in discovery under its short name, the resource, its table. */
+    @Test
+    void shouldServeTargetPoliciesToKubectlByTheirShortNameWithTheirColumns() throws Exception {
+        JsonNode resources = JSON.readTree(send("GET", "/apis/crawl.example.com/v1alpha1", null, null).body());
+        JsonNode policies = null;
+        for (JsonNode r : resources.get("resources")) {
+            policies = r.get("name").asString().equals("targetpolicies") ? r : policies;
+        }
+        assertEquals("tp", policies == null ? null : policies.at("/shortNames/0").asString(), resources.toString());
+
+        HttpResponse<String> created = send("POST", POLICIES, """
+                {"apiVersion":"crawl.example.com/v1alpha1","kind":"TargetPolicy","metadata":{"name":"shop","namespace":"default"},
+                 "spec":{"hosts":["shop.example.com","*.shop.example.com"],"maxLeases":20,"minInterval":"2s"}}""",
+                "application/json");
+        assertEquals(201, created.statusCode(), created.body());
+
+        HttpRequest table = HttpRequest.newBuilder(URI.create(api.url() + POLICIES)).timeout(Duration.ofSeconds(10))
+                .header("Authorization", "Bearer " + TOKEN.value())
+                .header("Accept", "application/json;as=Table;v=v1;g=meta.k8s.io").build();
+        JsonNode cells = JSON.readTree(http.send(table, HttpResponse.BodyHandlers.ofString()).body()).at("/rows/0/cells");
+        assertEquals("shop", cells.get(0).asString(), cells.toString());
+        assertEquals("[\"shop.example.com\",\"*.shop.example.com\"]", cells.get(1).asString(), "Hosts");
+        assertEquals(20, cells.get(2).asInt(), "Max");
+        assertTrue(cells.get(3).isNull(), "Per-proxy, absent: " + cells);
+        assertEquals("2s", cells.get(4).asString(), "Interval");
     }
 
     private static String proxy(String name, String extraSpec) {

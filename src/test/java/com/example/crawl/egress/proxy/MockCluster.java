@@ -39,7 +39,7 @@ import java.util.logging.Logger;
 /**
  * An in-process Kubernetes API for control-loop ITs: fabric8's {@link KubernetesMockServer} in CRUD
  * mode on loopback (plain HTTP, mixed dispatcher, so {@code server().expect()} still works) with the
- * {@code Proxy}, {@code ProviderHealth} and {@code ProxyPool} CRDs installed from {@code crd/}. Every request is recorded;
+ * {@code Proxy}, {@code ProviderHealth}, {@code ProxyPool} and {@code TargetPolicy} CRDs installed from {@code crd/}. Every request is recorded;
  * {@link #failNext} makes chosen requests fail ahead of expectations and CRUD; an exception escaping
  * the mock becomes a 500 instead of a request that never gets an answer.
  *
@@ -77,7 +77,7 @@ public final class MockCluster implements AutoCloseable {
 
     private static final Path[] CRDS = {
         Path.of("crd/proxies.crawl.example.com.yaml"), Path.of("crd/providerhealths.crawl.example.com.yaml"),
-        Path.of("crd/proxypools.crawl.example.com.yaml")};
+        Path.of("crd/proxypools.crawl.example.com.yaml"), Path.of("crd/targetpolicies.crawl.example.com.yaml")};
     private static final Duration POLL = Duration.ofMillis(10);
     /**
      * Held so the level sticks: the server logs every request at INFO, which buries a failing test's
