@@ -75,6 +75,12 @@ final class FlagTable {
                 .define("failure-threshold", "3", "failed reports of one proxy within --failure-window that keep it "
                         + "from new leases until a health probe succeeds")
                 .define("failure-window", "1m", "span over which failed reports are counted")
+                .define("site-max-leases", "0", "leases for one site at once over a namespace's proxies, for sites "
+                        + "no TargetPolicy names: 0 means no limit")
+                .define("site-leases-per-proxy", "1", "leases for one site at once on one proxy, for sites no "
+                        + "TargetPolicy names")
+                .define("site-min-interval", "0s", "shortest time between two leases of one proxy for one site, for "
+                        + "sites no TargetPolicy names: at most 1h")
                 .define("lease-sweep-interval", "30s", "interval between sweeps of expired leases and cooldowns")
                 .define("lease-commit-interval", "200ms", "shortest time between two writes of the lease state while a "
                         + "report waits for one: reports arriving meanwhile share a write")

@@ -116,9 +116,18 @@ public record OperatorConfig(
      *                          that keep it from new leases until a probe succeeds
      * @param failureWindow     the span those failures are counted over, and how long after a
      *                          probe cleared a proxy new failures cannot exclude it again
+     * @param sites             the limits of a site no {@code TargetPolicy} names
      */
     public record Leases(Duration defaultTtl, Duration maxTtl, Duration cooldownWindow, Duration sweepInterval,
-            Duration rateLimitCooldown, Duration maxCooldown, int failureThreshold, Duration failureWindow) {
+            Duration rateLimitCooldown, Duration maxCooldown, int failureThreshold, Duration failureWindow,
+            Sites sites) {
+
+        /** Limits whose sites have the flags' default limits. */
+        public Leases(Duration defaultTtl, Duration maxTtl, Duration cooldownWindow, Duration sweepInterval,
+                Duration rateLimitCooldown, Duration maxCooldown, int failureThreshold, Duration failureWindow) {
+            this(defaultTtl, maxTtl, cooldownWindow, sweepInterval, rateLimitCooldown, maxCooldown, failureThreshold,
+                    failureWindow, Sites.DEFAULT);
+        }
 
         /** Limits whose rate limits cool down as long as bans: one window each, escalation up to a day. */
         public Leases(Duration defaultTtl, Duration maxTtl, Duration cooldownWindow, Duration sweepInterval) {
@@ -129,6 +138,20 @@ public record OperatorConfig(
         private static Duration max(Duration a, Duration b) {
             return a.compareTo(b) >= 0 ? a : b;
         }
+    }
+
+    /**
+     * How a site no {@code TargetPolicy} names is lent, per namespace: {@code --site-max-leases},
+     * {@code --site-leases-per-proxy}, {@code --site-min-interval}. A policy's absent fields take
+     * these too.
+     *
+     * @param maxLeases         leases for one site at once over a namespace's proxies; 0 for no limit
+     * @param maxLeasesPerProxy leases for one site at once on one proxy
+     * @param minInterval       shortest time between two leases of one proxy for one site
+     */
+    public record Sites(int maxLeases, int maxLeasesPerProxy, Duration minInterval) {
+        /** The flags' defaults: no site-wide limit, one lease per proxy and site, no pacing. */
+        public static final Sites DEFAULT = new Sites(0, 1, Duration.ZERO);
     }
 
     /**
@@ -359,7 +382,9 @@ public record OperatorConfig(
     private static Leases leases(Flags f) throws ConfigException {
         Leases l = new Leases(positive(f, "default-lease-ttl"), positive(f, "max-lease-ttl"),
                 positive(f, "cooldown-window"), positive(f, "lease-sweep-interval"), positive(f, "rate-limit-cooldown"),
-                positive(f, "max-cooldown"), f.integer("failure-threshold", 1, 1_000), positive(f, "failure-window"));
+                positive(f, "max-cooldown"), f.integer("failure-threshold", 1, 1_000), positive(f, "failure-window"),
+                new Sites(f.integer("site-max-leases", 0, 100_000), f.integer("site-leases-per-proxy", 1, 1_000),
+                        atMost(f, "site-min-interval", Duration.ofHours(1), "1h")));
         for (String shorter : List.of("cooldown-window", "rate-limit-cooldown")) {
             if (f.duration(shorter).compareTo(l.maxCooldown()) > 0) {
                 throw Flags.invalid(shorter, f.string(shorter), "must not exceed --max-cooldown (" + f.string("max-cooldown") + ")");
@@ -444,6 +469,14 @@ public record OperatorConfig(
         Duration d = f.duration(name);
         if (d.toNanosPart() != 0 || d.compareTo(Duration.ofSeconds(1)) < 0 || d.compareTo(Duration.ofHours(1)) > 0) {
             throw Flags.invalid(name, f.string(name), "must be a whole number of seconds from 1s to 1h");
+        }
+        return d;
+    }
+
+    private static Duration atMost(Flags f, String name, Duration max, String written) throws ConfigException {
+        Duration d = f.duration(name);
+        if (d.compareTo(max) > 0) {
+            throw Flags.invalid(name, f.string(name), "must be at most " + written);
         }
         return d;
     }

@@ -7,7 +7,8 @@ import java.util.Optional;
 
 /**
  * The lease store's cooldowns: per proxy, one {@link Cooldown} per target, the empty target
- * standing for every target, started and escalated by the {@link CooldownRules}. A cooldown that
+ * standing for every target, started and escalated by the {@link CooldownRules} of the target's
+ * site. A cooldown that
  * ended is kept until it is {@linkplain Cooldown#forgottenAt forgotten}, so that the next bad
  * report for the same site escalates from it.
  *
@@ -26,15 +27,14 @@ final class Cooldowns {
     /** The target of a cooldown for every target. */
     static final String ALL_TARGETS = "";
 
-    private final CooldownRules rules;
     private final TargetMap<Cooldown> held = new TargetMap<>(PER_PROXY, TOTAL);
 
-    Cooldowns(CooldownRules rules) {
-        this.rules = rules;
-    }
-
-    /** A bad report of {@code kind} for {proxy, target} at {@code now}: starts, lengthens or escalates its cooldown. */
-    void start(String proxy, String target, ReportResult kind, Optional<Duration> retryAfter, long now) {
+    /**
+     * A bad report of {@code kind} for {proxy, target} at {@code now}: starts, lengthens or
+     * escalates its cooldown as {@code rules} say.
+     */
+    void start(String proxy, String target, ReportResult kind, Optional<Duration> retryAfter, long now,
+            CooldownRules rules) {
         held.put(proxy, target, rules.after(kind, retryAfter, held.get(proxy, target), now));
     }
 

@@ -10,9 +10,9 @@ import java.util.Optional;
 import java.util.Set;
 
 /**
- * The leases {@link LeaseStore} holds, by the digest of their id and per proxy
- * ({@code namespace/name}): the active ones, and the expired ones that still take reports. Times
- * are on the store's monotonic clock.
+ * The leases {@link LeaseStore} holds, by the digest of their id, per proxy
+ * ({@code namespace/name}) and per {@linkplain SitePolicy#site site}: the active ones, and the
+ * expired ones that still take reports. Times are on the store's monotonic clock.
  *
  * <p>Not thread-safe: the store calls it under its lock.
  */
@@ -24,8 +24,9 @@ final class HeldLeases {
      * @param digest    {@link LeaseIds#digest} of its id: the id itself is not kept
      * @param expiresAt its end on the wall clock, as the client was told
      * @param endsAt    its end on the monotonic clock, which every answer is judged by
+     * @param site      the {@linkplain SitePolicy#site site} its target counts toward, or null without a target
      */
-    record Held(String digest, String proxyKey, Optional<String> target, Instant expiresAt, long endsAt) {
+    record Held(String digest, String proxyKey, Optional<String> target, Instant expiresAt, long endsAt, String site) {
         boolean running(long now) {
             return now - endsAt < 0;
         }
@@ -38,13 +39,17 @@ final class HeldLeases {
 
     private final Map<String, Held> byDigest = new HashMap<>();
     private final Map<String, Set<Held>> byProxy = new HashMap<>();
+    private final Map<String, Set<Held>> bySite = new HashMap<>();
 
     void add(Held held) {
         Held previous = byDigest.put(held.digest(), held);
         if (previous != null) {
-            forgetFromProxy(previous);
+            forgetFromIndexes(previous);
         }
         byProxy.computeIfAbsent(held.proxyKey(), k -> new LinkedHashSet<>()).add(held);
+        if (held.site() != null) {
+            bySite.computeIfAbsent(held.site(), k -> new LinkedHashSet<>()).add(held);
+        }
     }
 
     /** The lease of this digest, whether or not it still runs; null when not held. */
@@ -56,7 +61,7 @@ final class HeldLeases {
     void remove(String digest) {
         Held held = byDigest.remove(digest);
         if (held != null) {
-            forgetFromProxy(held);
+            forgetFromIndexes(held);
         }
     }
 
@@ -73,16 +78,56 @@ final class HeldLeases {
         return n;
     }
 
+    /** Leases of {@code proxy} for {@code site} running at {@code now}. */
+    int active(String proxy, String site, long now) {
+        Set<Held> leases = byProxy.get(proxy);
+        if (leases == null) {
+            return 0;
+        }
+        int n = 0;
+        for (Held held : leases) {
+            n += held.running(now) && site.equals(held.site()) ? 1 : 0;
+        }
+        return n;
+    }
+
+    /** Leases for {@code site} running at {@code now}, all proxies together. */
+    int activeOnSite(String site, long now) {
+        Set<Held> leases = bySite.get(site);
+        if (leases == null) {
+            return 0;
+        }
+        int n = 0;
+        for (Held held : leases) {
+            n += held.running(now) ? 1 : 0;
+        }
+        return n;
+    }
+
     /**
      * When {@code proxy} has fewer than {@code maxLeases} leases running again, after {@code now}:
      * the end of the lease whose end brings it below; {@code now} when it already is.
      */
     long freeAt(String proxy, int maxLeases, long now) {
-        Set<Held> leases = byProxy.get(proxy);
+        return freeAt(byProxy.get(proxy), null, maxLeases, now);
+    }
+
+    /** As {@link #freeAt(String, int, long)}, counting only {@code proxy}'s leases for {@code site}. */
+    long freeAt(String proxy, String site, int maxLeases, long now) {
+        return freeAt(byProxy.get(proxy), site, maxLeases, now);
+    }
+
+    /** When fewer than {@code maxLeases} leases for {@code site} run again, all proxies together. */
+    long freeOnSiteAt(String site, int maxLeases, long now) {
+        return freeAt(bySite.get(site), null, maxLeases, now);
+    }
+
+    private static long freeAt(Set<Held> leases, String site, int maxLeases, long now) {
         if (leases == null) {
             return now;
         }
-        long[] ends = leases.stream().filter(h -> h.running(now)).mapToLong(h -> h.endsAt() - now).sorted().toArray();
+        long[] ends = leases.stream().filter(h -> h.running(now) && (site == null || site.equals(h.site())))
+                .mapToLong(h -> h.endsAt() - now).sorted().toArray();
         int over = ends.length - maxLeases; // this many + 1 must end
         return over < 0 ? now : now + ends[over];
     }
@@ -114,7 +159,7 @@ final class HeldLeases {
             Held held = it.next();
             if (!held.reportable(now, reportWindow)) {
                 it.remove();
-                forgetFromProxy(held);
+                forgetFromIndexes(held);
             }
         }
     }
@@ -127,18 +172,26 @@ final class HeldLeases {
     void clear() {
         byDigest.clear();
         byProxy.clear();
+        bySite.clear();
     }
 
     int size() {
         return byDigest.size();
     }
 
-    private void forgetFromProxy(Held held) {
-        Set<Held> leases = byProxy.get(held.proxyKey());
+    private void forgetFromIndexes(Held held) {
+        forget(byProxy, held.proxyKey(), held);
+        if (held.site() != null) {
+            forget(bySite, held.site(), held);
+        }
+    }
+
+    private static void forget(Map<String, Set<Held>> index, String key, Held held) {
+        Set<Held> leases = index.get(key);
         if (leases != null) {
             leases.remove(held);
             if (leases.isEmpty()) {
-                byProxy.remove(held.proxyKey());
+                index.remove(key);
             }
         }
     }

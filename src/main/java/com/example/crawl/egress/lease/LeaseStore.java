@@ -12,6 +12,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.function.Consumer;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -39,7 +40,12 @@ import org.slf4j.LoggerFactory;
  * Every accepted {@code banned} report is passed on to the {@link BanListener}, after the store's
  * lock is let go.
  *
- * <p>Cooldowns last as the {@link CooldownRules} say: by outcome, at least a report's
+ * <p>A lease for a target also obeys the target's {@link SitePolicy}: at most so many leases for
+ * the site at once on one proxy and over the namespace's proxies, and a minimum interval between
+ * two leases of one proxy for it. The {@link SitePolicies} are asked at every such lease and report
+ * (they may change at any time); a lease counts toward the site it was granted for until it ends.
+ *
+ * <p>Cooldowns last as the {@link CooldownRules} of the site's policy say: by outcome, at least a report's
  * {@code Retry-After}, doubled for a repeated bad outcome, forgiven by an {@code ok}. A {@code failed}
  * report counts toward passive health ({@link Suspicions}): enough of them keep the proxy from new
  * leases and ask the {@link ProbeRequests} for a probe, whose success, told to {@link #probed},
@@ -72,11 +78,16 @@ public final class LeaseStore implements LeaseService, AutoCloseable {
     private final NanoClock nanoTime;
     private final BanListener bans;
     private final ProbeRequests probes;
+    private final SitePolicies policies;
+    /** The policy of a report for every target, which no site's policy governs. */
+    private final SitePolicy defaults;
     private LeaseIds ids; // guarded by lock
     private final ReentrantLock lock = new ReentrantLock();
     private final HeldLeases held = new HeldLeases(); // guarded by lock
     private final Cooldowns cooldowns; // guarded by lock
     private final Suspicions suspicions; // guarded by lock
+    /** Per proxy and {@linkplain SitePolicy#site site}: until when it is not lent for that site again (its pacing). */
+    private final TargetTimes pacedUntil = new TargetTimes(Cooldowns.PER_PROXY, Cooldowns.TOTAL); // guarded by lock
     /** The bans the listener keeps, by proxy and target: when each was last reported. */
     private final TargetTimes keptBans = new TargetTimes(Cooldowns.PER_PROXY, Cooldowns.TOTAL); // guarded by lock
     /**
@@ -121,14 +132,21 @@ public final class LeaseStore implements LeaseService, AutoCloseable {
      */
     public LeaseStore(OperatorConfig.Leases limits, Clock clock, NanoClock nanoTime, BanListener bans,
             ProbeRequests probes, LeaseIds ids) {
+        this(limits, clock, nanoTime, bans, probes, ids, SitePolicies.uniform(SitePolicy.defaults(limits)));
+    }
+
+    /** As above, lending for each site as {@code policies} say; a report for every target takes the flags' rules. */
+    public LeaseStore(OperatorConfig.Leases limits, Clock clock, NanoClock nanoTime, BanListener bans,
+            ProbeRequests probes, LeaseIds ids, SitePolicies policies) {
         this.limits = limits;
         this.clock = clock;
         this.nanoTime = nanoTime;
         this.bans = bans;
         this.probes = probes;
         this.ids = ids;
-        this.cooldowns = new Cooldowns(new CooldownRules(limits.cooldownWindow(), limits.rateLimitCooldown(),
-                limits.maxCooldown()));
+        this.policies = policies;
+        this.defaults = SitePolicy.defaults(limits);
+        this.cooldowns = new Cooldowns();
         this.suspicions = new Suspicions(limits.failureThreshold(), limits.failureWindow().toNanos());
     }
 
@@ -144,8 +162,9 @@ public final class LeaseStore implements LeaseService, AutoCloseable {
 
     /**
      * Lends the best eligible proxy among {@code candidates}: matching {@code selector}, healthy
-     * (and not suspected after clients' failures), under its {@code maxLeases}, and not cooling down for {@code target} or for every target
-     * (without a target only an every-target cooldown excludes). Best = fewest active leases, then
+     * (and not suspected after clients' failures), under its {@code maxLeases}, not cooling down for
+     * {@code target} or for every target (without a target only an every-target cooldown excludes),
+     * and, with a target, within its site's limits and pacing. Best = fewest active leases, then
      * {@link Candidate#PREFERENCE} (lowest latency, unknown last, then namespace/name).
      *
      * <p>{@code candidates} must come in {@link Candidate#PREFERENCE} order: the scan stops at the
@@ -165,8 +184,11 @@ public final class LeaseStore implements LeaseService, AutoCloseable {
         lock.lock();
         try {
             long now = nanoTime.nanoTime();
-            int considered = 0, atCapacity = 0, inCooldown = 0, unhealthy = 0;
+            int considered = 0, atCapacity = 0, inCooldown = 0, unhealthy = 0, atSiteLimit = 0, paced = 0;
+            String refusedBy = null; // the policy of the first proxy a site limit or pacing refused
+            Sites sites = target.map(t -> new Sites(t, now)).orElse(null);
             Candidate best = null;
+            Site bestSite = null;
             int bestActive = 0;
             for (Candidate c : candidates) {
                 if (best != null && bestActive == 0) {
@@ -186,20 +208,36 @@ public final class LeaseStore implements LeaseService, AutoCloseable {
                 int active = held.active(key, now);
                 if (active >= c.maxLeases()) {
                     atCapacity++;
-                } else if (cooldowns.cooling(key, target, now)) {
+                    continue;
+                }
+                if (cooldowns.cooling(key, target, now)) {
                     inCooldown++;
+                    continue;
+                }
+                Site site = sites == null ? null : sites.of(c.namespace());
+                if (site != null && (site.full() || held.active(key, site.key(), now) >= site.policy().maxLeasesPerProxy())) {
+                    atSiteLimit++;
+                    refusedBy = refusedBy == null ? site.policy().name() : refusedBy;
+                } else if (site != null && pacing(key, site.key(), now)) {
+                    paced++;
+                    refusedBy = refusedBy == null ? site.policy().name() : refusedBy;
                 } else if (best == null || better(c, active, best, bestActive)) {
                     best = c;
+                    bestSite = site;
                     bestActive = active;
                 }
             }
             if (best == null) {
-                return new Acquisition.NoMatch(considered, atCapacity, inCooldown, unhealthy,
-                        soonestFree(candidates, selector, target, now));
+                return new Acquisition.NoMatch(considered, atCapacity, inCooldown, unhealthy, atSiteLimit, paced,
+                        refusedBy == null ? SitePolicy.DEFAULTS : refusedBy, soonestFree(candidates, selector, sites, now));
             }
             Instant expiresAt = clock.instant().plus(ttl);
             String id = ids.issue(new LeaseIds.Claims(term, best.key(), target, expiresAt));
-            held.add(new Held(LeaseIds.digest(id), best.key(), target, expiresAt, now + ttl.toNanos()));
+            held.add(new Held(LeaseIds.digest(id), best.key(), target, expiresAt, now + ttl.toNanos(),
+                    bestSite == null ? null : bestSite.key()));
+            if (bestSite != null && bestSite.policy().minInterval().isPositive()) {
+                pacedUntil.put(best.key(), bestSite.key(), now + bestSite.policy().minInterval().toNanos());
+            }
             version++;
             return new Acquisition.Granted(new Lease(id, best.namespace(), best.name(), target, expiresAt), best);
         } finally {
@@ -209,22 +247,99 @@ public final class LeaseStore implements LeaseService, AutoCloseable {
 
     /**
      * Under the lock, for a refusal only: how soon the first healthy matching candidate is free,
-     * by its leases' ends and its cooldowns' ends; empty when none is healthy.
+     * by its leases' ends, its cooldowns' ends and its site's (the site's leases, the proxy's
+     * leases for it, its pacing); empty when none is healthy.
      */
-    private Optional<Duration> soonestFree(Collection<Candidate> candidates, Map<String, String> selector,
-            Optional<String> target, long now) {
+    private Optional<Duration> soonestFree(Collection<Candidate> candidates, Map<String, String> selector, Sites sites,
+            long now) {
+        Optional<String> target = sites == null ? Optional.empty() : Optional.of(sites.target);
         Long soonest = null;
         for (Candidate c : candidates) {
             if (selector.isEmpty() || c.matches(selector)) {
                 if (c.healthy() && !suspicions.suspected(c.key())) {
-                    long capacity = held.freeAt(c.key(), c.maxLeases(), now);
-                    long cooldown = cooldowns.freeAt(c.key(), target, now);
-                    long free = capacity - cooldown > 0 ? capacity : cooldown;
+                    long free = later(held.freeAt(c.key(), c.maxLeases(), now), cooldowns.freeAt(c.key(), target, now));
+                    if (sites != null) {
+                        Site site = sites.of(c.namespace());
+                        SitePolicy policy = site.policy();
+                        free = later(free, held.freeAt(c.key(), site.key(), policy.maxLeasesPerProxy(), now));
+                        free = later(free, pacedUntil.time(c.key(), site.key()).orElse(now));
+                        if (policy.maxLeases() > 0) {
+                            free = later(free, held.freeOnSiteAt(site.key(), policy.maxLeases(), now));
+                        }
+                    }
                     soonest = soonest == null || free - soonest < 0 ? free : soonest;
                 }
             }
         }
         return soonest == null ? Optional.empty() : Optional.of(Duration.ofNanos(soonest - now));
+    }
+
+    private static long later(long a, long b) {
+        return a - b > 0 ? a : b;
+    }
+
+    /** Whether {@code proxy} was lent for {@code site} less than the site's minimum interval before {@code now}. */
+    private boolean pacing(String proxy, String site, long now) {
+        OptionalLong until = pacedUntil.time(proxy, site);
+        return until.isPresent() && now - until.getAsLong() < 0;
+    }
+
+    /**
+     * The {@linkplain SitePolicy#site site} a target of {@code proxyKey}'s counts toward, as the
+     * policies say now; null without a target.
+     */
+    private String siteOf(String proxyKey, Optional<String> target) {
+        if (target.isEmpty()) {
+            return null;
+        }
+        String namespace = namespace(proxyKey);
+        return policies.find(namespace, target.get()).site(namespace, target.get());
+    }
+
+    private static String namespace(String proxyKey) {
+        return proxyKey.substring(0, proxyKey.indexOf('/'));
+    }
+
+    /** A site as one acquire sees it: its policy, its key, and whether its leases over all proxies are at its limit. */
+    private record Site(SitePolicy policy, String key, boolean full) { }
+
+    /**
+     * The sites of one acquire's target, one per namespace of its candidates, each looked up (and its
+     * leases counted) once: candidates mostly share one namespace, so the last one is kept at hand.
+     * Used under the lock.
+     */
+    private final class Sites {
+        private final String target;
+        private final long now;
+        private Site last;
+        private String lastNamespace;
+        private Map<String, Site> others;
+
+        Sites(String target, long now) {
+            this.target = target;
+            this.now = now;
+        }
+
+        Site of(String namespace) {
+            if (namespace.equals(lastNamespace)) {
+                return last;
+            }
+            if (last != null) {
+                if (others == null) {
+                    others = new HashMap<>();
+                }
+                others.putIfAbsent(lastNamespace, last);
+            }
+            Site site = others == null ? null : others.get(namespace);
+            if (site == null) {
+                SitePolicy policy = policies.find(namespace, target);
+                String key = policy.site(namespace, target);
+                site = new Site(policy, key, policy.maxLeases() > 0 && held.activeOnSite(key, now) >= policy.maxLeases());
+            }
+            last = site;
+            lastNamespace = namespace;
+            return site;
+        }
     }
 
     private static boolean better(Candidate c, int active, Candidate best, int bestActive) {
@@ -286,7 +401,9 @@ public final class LeaseStore implements LeaseService, AutoCloseable {
             String reported = target.or(lease::target).orElse(Cooldowns.ALL_TARGETS);
             switch (result) {
                 case RATE_LIMITED, BANNED -> {
-                    cooldowns.start(lease.proxyKey(), reported, result, retryAfter, now);
+                    SitePolicy policy = reported.equals(Cooldowns.ALL_TARGETS) ? defaults
+                            : policies.find(namespace(lease.proxyKey()), reported);
+                    cooldowns.start(lease.proxyKey(), reported, result, retryAfter, now, policy.cooldowns());
                     version++;
                 }
                 case OK -> version += cooldowns.forgive(lease.proxyKey(), reported, now) ? 1 : 0;
@@ -329,7 +446,8 @@ public final class LeaseStore implements LeaseService, AutoCloseable {
         }
         Instant expiresAt = claims.get().expiresAt();
         Held adopted = new Held(digest, claims.get().proxyKey(), claims.get().target(), expiresAt,
-                now + Duration.between(clock.instant(), expiresAt).toNanos());
+                now + Duration.between(clock.instant(), expiresAt).toNanos(),
+                siteOf(claims.get().proxyKey(), claims.get().target()));
         if (!adopted.reportable(now, limits.cooldownWindow().toNanos())) {
             return null;
         }
@@ -433,6 +551,7 @@ public final class LeaseStore implements LeaseService, AutoCloseable {
             held.sweep(now, limits.cooldownWindow().toNanos());
             cooldowns.sweep(now);
             suspicions.sweep(now);
+            pacedUntil.removeIf(until -> now - until >= 0);
             takenOver.values().removeIf(until -> now - until >= 0);
             long memory = bans.memory().toNanos();
             keptBans.removeIf(at -> now - at >= memory);
@@ -567,7 +686,7 @@ public final class LeaseStore implements LeaseService, AutoCloseable {
             suspicions.forEachSuspect((proxy, since) -> suspects.add(new LeaseState.Suspect(proxy,
                     wall.plusNanos(since - now))));
             return new Snapshot(version, new LeaseState(term, leases, cooling, times(keptBans::forEach, wall, now),
-                    released, suspects));
+                    released, suspects, times(pacedUntil::forEach, wall, now)));
         } finally {
             lock.unlock();
         }
@@ -647,8 +766,13 @@ public final class LeaseStore implements LeaseService, AutoCloseable {
         cooldowns.clear();
         keptBans.clear();
         suspicions.clear();
+        pacedUntil.clear();
         for (LeaseState.HeldLease l : state.leases()) {
-            held.add(new Held(l.digest(), l.proxyKey(), l.target(), l.expiresAt(), now + nanosUntil(wall, l.expiresAt())));
+            held.add(new Held(l.digest(), l.proxyKey(), l.target(), l.expiresAt(), now + nanosUntil(wall, l.expiresAt()),
+                    siteOf(l.proxyKey(), l.target())));
+        }
+        for (LeaseState.TargetTime p : state.paced()) {
+            pacedUntil.put(p.proxyKey(), p.target(), now + nanosUntil(wall, p.time()));
         }
         for (LeaseState.CooldownEnd c : state.cooldowns()) {
             cooldowns.load(c.proxyKey(), c.target(), new Cooldown(now + nanosUntil(wall, c.time()), c.length().toNanos(),

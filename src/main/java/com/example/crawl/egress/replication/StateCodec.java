@@ -33,8 +33,13 @@ import tools.jackson.databind.node.ObjectNode;
  *  "cooldowns": [[proxy, target ("" = every target), endsAt, length, "rate_limited" or "banned"], ...],
  *  "bans":      [[proxy, target, bannedAt], ...],
  *  "released":  [[digest, reportableUntil], ...],
- *  "suspects":  [[proxy, since], ...]}
+ *  "suspects":  [[proxy, since], ...],
+ *  "paced":     [[proxy, site, until], ...]}
  * }</pre>
+ *
+ * <p>{@code paced} came after format 2 was first written and is optional: a state without it
+ * paces nothing, and a build that does not know it reads the rest and ignores it (losing only the
+ * pacing, which lasts seconds), so it needed no new format number.
  *
  * <p>That is format 2. Format 1, written by earlier builds, had cooldown rows of three (no
  * length, no outcome: read as unescalated bans) and no suspects; it is still read, so that a
@@ -76,6 +81,7 @@ final class StateCodec {
         for (LeaseState.Suspect s : state.suspects()) {
             suspects.addArray().add(proxy(s.proxyKey(), index, proxies)).add(s.since().toEpochMilli());
         }
+        times(root.putArray("paced"), state.paced(), index, proxies);
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
         try (GZIPOutputStream gzip = new GZIPOutputStream(bytes)) {
             JSON.writeValue(gzip, root);
@@ -132,7 +138,9 @@ final class StateCodec {
                             Instant.ofEpochMilli(row.required(1).asLong())));
                 }
             }
-            return new LeaseState(term, leases, cooldowns, times(root.required("bans"), proxies), released, suspects);
+            JsonNode paced = root.get("paced");
+            return new LeaseState(term, leases, cooldowns, times(root.required("bans"), proxies), released, suspects,
+                    paced == null ? List.of() : times(paced, proxies));
         } catch (JacksonException | IndexOutOfBoundsException | NullPointerException e) {
             throw new IllegalArgumentException("not a lease state: " + e.getMessage(), e);
         }

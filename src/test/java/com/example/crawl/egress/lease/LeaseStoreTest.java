@@ -83,7 +83,7 @@ class LeaseStoreTest {
         List<Candidate> fleet = List.of(proxy("a", 10L, 2));
         lend(fleet, NONE);
         lend(fleet, NONE);
-        assertEquals(new NoMatch(1, 1, 0, 0, Optional.of(TTL)), store.acquire(fleet, Map.of(), NONE, TTL),
+        assertEquals(new NoMatch(1, 1, 0, 0, 0, 0, SitePolicy.DEFAULTS, Optional.of(TTL)), store.acquire(fleet, Map.of(), NONE, TTL),
                 "free again when the first of its leases ends");
     }
 
@@ -127,7 +127,7 @@ class LeaseStoreTest {
         Acquisition none = store.acquire(List.of(full, cooling, sick, elsewhere), Map.of("region", "eu"),
                 Optional.of("shop.test"), TTL);
 
-        assertEquals(new NoMatch(3, 1, 1, 1, Optional.of(TTL)), none, "considered = atCapacity + inCooldown + unhealthy");
+        assertEquals(new NoMatch(3, 1, 1, 1, 0, 0, SitePolicy.DEFAULTS, Optional.of(TTL)), none, "considered = atCapacity + inCooldown + unhealthy");
     }
 
     @Test
@@ -168,6 +168,7 @@ class LeaseStoreTest {
         List<Candidate> fleet = List.of(proxy("a", 10L, 5), proxy("b", 20L, 5));
         Lease lease = lend(fleet, Optional.of("shop.test"));
         store.report(lease.id(), ReportResult.BANNED, Optional.of("news.test"));
+        store.release(lease.id()); // so that a may lend for shop.test again: one lease per proxy and site
 
         assertEquals("b", lent(fleet, Optional.of("news.test")));
         assertEquals("a", lent(fleet, Optional.of("shop.test")));

@@ -31,9 +31,22 @@ class StateCodecTest {
                         new LeaseState.CooldownEnd("crawl/b", "", AT.plusSeconds(60), Duration.ZERO, ReportResult.RATE_LIMITED)),
                 List.of(new LeaseState.TargetTime("crawl/a", "shop.test", AT)),
                 List.of(new LeaseState.Released("d3", AT.plusSeconds(900))),
-                List.of(new LeaseState.Suspect("crawl/c", AT.minusSeconds(5))));
+                List.of(new LeaseState.Suspect("crawl/c", AT.minusSeconds(5))),
+                List.of(new LeaseState.TargetTime("crawl/b", "crawl/shop policy", AT.plusSeconds(2))));
 
         assertEquals(state, StateCodec.decode(StateCodec.encode(state), StateSecrets.FORMAT, 7));
+    }
+
+    /** Pacing came later within format 2: a state an earlier build of it wrote paces nothing, and is read. */
+    @Test
+    void shouldReadAFormat2StateWithoutPacing() {
+        String earlier = "{\"proxies\":[\"crawl/a\"],\"leases\":[],\"cooldowns\":[],"
+                + "\"bans\":[],\"released\":[],\"suspects\":[[0," + AT.toEpochMilli() + "]]}";
+
+        LeaseState read = StateCodec.decode(gzip(earlier), 2, 4);
+
+        assertEquals(List.of(), read.paced());
+        assertEquals(List.of(new LeaseState.Suspect("crawl/a", AT)), read.suspects());
     }
 
     @Test
