@@ -23,8 +23,8 @@ import java.util.Set;
  *     proxies/status: the reconciler's status writes (update).
  * <li>proxypools: the pool informer (list, watch), and a read confirming a pool is gone before its
  *     members are deleted (get); proxypools/status: the pool controller's status writes (update).
- * <li>targetpolicies: the policy informer (list, watch) and reads of one policy (get);
- *     targetpolicies/status: the policy status writer (get, update, patch).
+ * <li>targetpolicies: the policy informer (list, watch); targetpolicies/status: the policy status
+ *     controller's writes of each policy's Accepted condition (update).
  * <li>providerhealths (cluster-scoped) and their status: the provider-health monitor reads its
  *     object (get), creates it, writes its status, lists its own to delete those of providers no
  *     longer configured.
@@ -72,8 +72,8 @@ final class ApiAccess {
             new Rule(Proxy.GROUP, "proxies/status", Set.of("update"), Scope.CLUSTER),
             new Rule(Proxy.GROUP, "proxypools", Set.of("get", "list", "watch"), Scope.CLUSTER),
             new Rule(Proxy.GROUP, "proxypools/status", Set.of("update"), Scope.CLUSTER),
-            new Rule(Proxy.GROUP, "targetpolicies", Set.of("get", "list", "watch"), Scope.CLUSTER),
-            new Rule(Proxy.GROUP, "targetpolicies/status", Set.of("get", "update", "patch"), Scope.CLUSTER),
+            new Rule(Proxy.GROUP, "targetpolicies", Set.of("list", "watch"), Scope.CLUSTER),
+            new Rule(Proxy.GROUP, "targetpolicies/status", Set.of("update"), Scope.CLUSTER),
             new Rule(Proxy.GROUP, "providerhealths", Set.of("get", "list", "create", "delete"), Scope.CLUSTER),
             new Rule(Proxy.GROUP, "providerhealths/status", Set.of("update"), Scope.CLUSTER),
             new Rule(CORE, "secrets", Set.of("get", "list", "watch", "create", "update", "delete"), Scope.CLUSTER),

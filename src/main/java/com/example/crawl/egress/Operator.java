@@ -3,6 +3,8 @@ package com.example.crawl.egress;
 import static com.example.crawl.egress.Shutdown.Stage.*;
 import com.example.crawl.egress.cache.PoolInformer;
 import com.example.crawl.egress.cache.PoolKey;
+import com.example.crawl.egress.cache.PolicyKey;
+import com.example.crawl.egress.cache.TargetPolicyInformer;
 import com.example.crawl.egress.cache.ProxyInformers;
 import com.example.crawl.egress.cache.ProxyKey;
 import com.example.crawl.egress.clock.NanoClock;
@@ -15,6 +17,7 @@ import com.example.crawl.egress.health.ConnectProber;
 import com.example.crawl.egress.health.HealthEngine;
 import com.example.crawl.egress.lease.LeaseIds;
 import com.example.crawl.egress.lease.LeaseStore;
+import com.example.crawl.egress.lease.SitePolicy;
 import com.example.crawl.egress.local.LocalMode;
 import com.example.crawl.egress.metrics.Metrics;
 import com.example.crawl.egress.pool.BanLedger;
@@ -32,6 +35,8 @@ import com.example.crawl.egress.replication.StateSecrets;
 import com.example.crawl.egress.runtime.LeaderElection;
 import com.example.crawl.egress.runtime.ReconcileRecorder;
 import com.example.crawl.egress.runtime.Workers;
+import com.example.crawl.egress.targetpolicy.TargetPolicies;
+import com.example.crawl.egress.targetpolicy.TargetPolicyReconciler;
 import com.example.crawl.egress.tracing.Telemetry;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.opentelemetry.api.trace.Tracer;
@@ -60,6 +65,8 @@ final class Operator {
     private static final Duration SYNC_TIMEOUT = Duration.ofMinutes(2);
     /** Pool reconciles are short (cache reads, a few writes); two workers keep one slow API call from stalling all pools. */
     private static final int POOL_WORKERS = 2;
+    /** A status write per policy change: one worker keeps up with any rate people edit policies at. */
+    private static final int POLICY_WORKERS = 1;
 
     private Operator() {
     }
@@ -79,6 +86,9 @@ final class Operator {
         PoolInformer pools = shutdown.register(INFORMERS, new PoolInformer(client, config.proxyNamespace(), informers));
         WorkQueue<ProxyKey> queue = new WorkQueue<>(limiter(), NanoClock.system(), metrics.queue());
         WorkQueue<PoolKey> poolQueue = new WorkQueue<>(limiter(), NanoClock.system(), metrics.poolQueue());
+        TargetPolicyInformer policyInformer = shutdown.register(INFORMERS, new TargetPolicyInformer(client,
+                config.proxyNamespace()));
+        WorkQueue<PolicyKey> policyQueue = new WorkQueue<>(limiter(), NanoClock.system(), metrics.policyQueue());
         ConnectProber prober = shutdown.register(CLIENTS, new ConnectProber());
         HealthEngine engine = shutdown.register(PROBES, new HealthEngine(informers::proxies, informers::credentials,
                 prober, queue::add, config.probes(), metrics.probes(), tracer));
@@ -96,6 +106,13 @@ final class Operator {
                 queue, proxyWorkerCount, threads("reconcile-"), DRAIN_TIMEOUT, instrumentation(metrics.reconciles(), tracer)));
         Workers<PoolKey> poolWorkers = shutdown.register(WORKERS, new Workers<>("ProxyPool", "pool", poolReconciler,
                 poolQueue, POOL_WORKERS, threads("pool-"), DRAIN_TIMEOUT, instrumentation(metrics.poolReconciles(), tracer)));
+        // Every replica keeps the policies in force (discovery asks them); the leader writes their statuses.
+        TargetPolicies sitePolicies = new TargetPolicies(SitePolicy.defaults(config.leases()));
+        Workers<PolicyKey> policyWorkers = shutdown.register(WORKERS, new Workers<>("TargetPolicy", "targetpolicy",
+                new TargetPolicyReconciler(policyInformer::policy, sitePolicies,
+                        TargetPolicyReconciler.StatusWriter.cluster(client), Clock.systemUTC()),
+                policyQueue, POLICY_WORKERS, threads("policy-"), DRAIN_TIMEOUT,
+                instrumentation(metrics.policyReconciles(), tracer)));
         OrphanSweeper gc = shutdown.register(WORKERS, new OrphanSweeper(client, backend.providers(), config.gc(),
                 config.proxyNamespace(), metrics.gc(), tracer)); // stops before the queue drains
         // A thread per callback: a lost lease must be handled even while a start is still running.
@@ -103,7 +120,8 @@ final class Operator {
         // Every replica mirrors the lease state; the leader serves leases from it, and writes it.
         // Clients' failures ask the engine for a probe, and a probe's success lets the proxy be lent again.
         LeaseStore store = shutdown.register(LEASES, new LeaseStore(config.leases(), Clock.systemUTC(), NanoClock.system(),
-                bans, key -> ProxyKey.parse(key).ifPresent(engine::probeNow), new LeaseIds(LeaseIds.newKey())));
+                bans, key -> ProxyKey.parse(key).ifPresent(engine::probeNow), new LeaseIds(LeaseIds.newKey()),
+                sitePolicies));
         engine.observe((key, started, succeeded) -> store.probed(key.toString(), started, succeeded));
         ReplicatedLeases leases = shutdown.register(LEASES, new ReplicatedLeases(store, new StateSecrets(client,
                 electionNamespace(client, config), config.leaderElection().id()), self(config), timing(config.replication()),
@@ -111,6 +129,7 @@ final class Operator {
         LeaderElection election = shutdown.register(LEADERSHIP, leaderElection(client, config, () -> {
             proxyWorkers.start();
             poolWorkers.start();
+            policyWorkers.start();
             engine.start();
             providerHealth.start();
             gc.start();
@@ -120,8 +139,8 @@ final class Operator {
         // Every replica: readiness, discovery (bound now, so a taken port fails fast), leases, /metrics.
         if (config.endpoints().health().isPresent()) {
             shutdown.register(LISTENERS, StartException.listening("health-address", config.endpoints().health().get(),
-                    a -> new HealthEndpoints(a, () -> ready(informers, pools, leases, election, proxyWorkers,
-                            poolWorkers)))).start();
+                    a -> new HealthEndpoints(a, () -> ready(informers, pools, policyInformer, leases, election,
+                            proxyWorkers, poolWorkers, policyWorkers)))).start();
         }
         DiscoveryServer discovery = shutdown.register(LISTENERS, StartException.listening("discovery-address",
                 config.endpoints().discovery(), a -> new DiscoveryServer(a, informers::proxies, informers::credentials,
@@ -130,7 +149,8 @@ final class Operator {
                                 telemetry.openTelemetry()))));
         metrics.readAtScrape(new Metrics.Sources(informers::proxies, store::counts, election::isLeader,
                 config.leaderElection().id(), List.of(Metrics.Controller.proxies(queue::stats, proxyWorkerCount),
-                        Metrics.Controller.pools(poolQueue::stats, POOL_WORKERS))));
+                        Metrics.Controller.pools(poolQueue::stats, POOL_WORKERS),
+                        Metrics.Controller.policies(policyQueue::stats, POLICY_WORKERS))));
         metrics.readProviderChecks(providerHealth::readings);
         if (config.endpoints().metrics().isPresent()) {
             shutdown.register(LISTENERS, StartException.listening("metrics-address", config.endpoints().metrics().get(),
@@ -141,8 +161,10 @@ final class Operator {
         informers.observe(engine::changed); // a new address is probed at once, not on the next tick
         pools.start(poolWorkers::enqueue); // first: the members' first list enqueues their pools
         informers.start(proxyWorkers::enqueue);
+        policyInformer.start(all -> sitePolicies.update(all).forEach(policyWorkers::enqueue));
         informers.awaitSynced(SYNC_TIMEOUT, client.getMasterUrl().toString());
         pools.awaitSynced(SYNC_TIMEOUT, client.getMasterUrl().toString());
+        policyInformer.awaitSynced(SYNC_TIMEOUT, client.getMasterUrl().toString());
         store.start();
         leases.start();
         discovery.start();
@@ -154,13 +176,13 @@ final class Operator {
     }
 
     /**
-     * Readiness: both caches have synced (so discovery answers from a full cache), the replica holds
-     * its copy of the lease state, and on the leader every reconcile worker of both controllers is
-     * still running.
+     * Readiness: every cache has synced (so discovery answers from a full cache, with the policies
+     * in force), the replica holds its copy of the lease state, and on the leader every reconcile
+     * worker of every controller is still running.
      */
-    static boolean ready(ProxyInformers informers, PoolInformer pools, ReplicatedLeases leases, LeaderElection election,
-            Workers<?>... workers) {
-        return informers.hasSynced() && pools.hasSynced() && leases.ready()
+    static boolean ready(ProxyInformers informers, PoolInformer pools, TargetPolicyInformer policies,
+            ReplicatedLeases leases, LeaderElection election, Workers<?>... workers) {
+        return informers.hasSynced() && pools.hasSynced() && policies.hasSynced() && leases.ready()
                 && (!election.isLeader() || Arrays.stream(workers).allMatch(Workers::workersAlive));
     }
 

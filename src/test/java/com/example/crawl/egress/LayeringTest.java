@@ -59,6 +59,9 @@ class LayeringTest {
     /** What the informer cache may use of ours: the api types it caches and the runtime's key. */
     private static final List<String> CACHE_ALLOWED = List.of(BASE + ".cache.", BASE + ".api.", BASE + ".runtime.ObjectKey");
     /** The controllers: nothing below them may import them. */
+    /** What the TargetPolicy package may use of ours: the api, the lease seam, the runtime, the cache, the config. */
+    private static final List<String> POLICY_ALLOWED = List.of(BASE + ".targetpolicy.", BASE + ".api.", BASE + ".lease.",
+            BASE + ".runtime.", BASE + ".cache.", BASE + ".config.", BASE + ".clock.");
     private static final List<String> CONTROLLERS = List.of(BASE + ".proxy.", BASE + ".pool.");
     private static final String SDK_FILE = "com/example/crawl/egress/tracing/SdkTelemetry.java";
 
@@ -179,6 +182,10 @@ class LayeringTest {
         assertEquals(1, check(source(BASE + ".pool", "import " + BASE + ".provider.local.LocalProvider;")).size());
         assertEquals(1, check(source(BASE + ".pool", "import " + BASE + ".metrics.Metrics;")).size());
         assertEquals(1, check(source(BASE + ".lease", "import " + BASE + ".pool.BanLedger;")).size());
+        assertEquals(0, check(source(BASE + ".targetpolicy", "import " + BASE + ".lease.SitePolicies; import "
+                + BASE + ".api.TargetPolicy; import " + BASE + ".cache.PolicyKey;")).size());
+        assertEquals(1, check(source(BASE + ".targetpolicy", "import " + BASE + ".discovery.DiscoveryServer;")).size());
+        assertEquals(1, check(source(BASE + ".lease", "import " + BASE + ".targetpolicy.TargetPolicies;")).size());
         assertEquals(1, check(source(BASE + ".discovery", "import " + BASE + ".pool.BanLedger;")).size());
     }
 
@@ -367,6 +374,11 @@ class LayeringTest {
         if (pkg.equals(BASE + ".pool") && dep.startsWith(BASE + ".") && POOL_ALLOWED.stream().noneMatch(dep::startsWith)) {
             return "the pool controller manages Proxies through the api, the runtime and the cache and hears bans "
                     + "through lease's seam: no provider, probe, discovery or other component";
+        }
+        if (pkg.equals(BASE + ".targetpolicy") && dep.startsWith(BASE + ".")
+                && POLICY_ALLOWED.stream().noneMatch(dep::startsWith)) {
+            return "TargetPolicies reach the lease store through its SitePolicies seam, and the API through the "
+                    + "api, the runtime and the cache: no discovery, probe, provider or other controller";
         }
         if (pkg.equals(BASE + ".gc") && dep.startsWith(BASE + ".") && GC_ALLOWED.stream().noneMatch(dep::startsWith)) {
             return "gc reaches backends through the provider contract and reads the API itself: no concrete provider, "

@@ -45,7 +45,8 @@ public final class Metrics {
     static final String CONTROLLER = "proxy";
     /** The same labels' value for the pool controller. */
     static final String POOL_CONTROLLER = "proxypool";
-    static final List<String> CONTROLLERS = List.of(CONTROLLER, POOL_CONTROLLER);
+    static final String POLICY_CONTROLLER = "targetpolicy";
+    static final List<String> CONTROLLERS = List.of(CONTROLLER, POOL_CONTROLLER, POLICY_CONTROLLER);
 
     /**
      * What the scrape-time gauges read, each at every scrape.
@@ -87,6 +88,11 @@ public final class Metrics {
         /** The pool controller's. */
         public static Controller pools(Supplier<QueueStats> queue, int workers) {
             return new Controller(POOL_CONTROLLER, queue, workers);
+        }
+
+        /** The TargetPolicy status controller's. */
+        public static Controller policies(Supplier<QueueStats> queue, int workers) {
+            return new Controller(POLICY_CONTROLLER, queue, workers);
         }
     }
 
@@ -142,6 +148,11 @@ public final class Metrics {
         return reconciles.recorder(POOL_CONTROLLER);
     }
 
+    /** Every TargetPolicy status reconcile's result and time. */
+    public ReconcileRecorder policyReconciles() {
+        return reconciles.recorder(POLICY_CONTROLLER);
+    }
+
     /** The Proxy work queue's adds, waits, work times and retries. */
     public QueueRecorder queue() {
         return queue.recorder(CONTROLLER);
@@ -150,6 +161,11 @@ public final class Metrics {
     /** The pool work queue's adds, waits, work times and retries. */
     public QueueRecorder poolQueue() {
         return queue.recorder(POOL_CONTROLLER);
+    }
+
+    /** The TargetPolicy work queue's adds, waits, work times and retries. */
+    public QueueRecorder policyQueue() {
+        return queue.recorder(POLICY_CONTROLLER);
     }
 
     /** What the orphan sweeper deleted, and its sweeps' results. */
