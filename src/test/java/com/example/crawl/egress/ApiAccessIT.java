@@ -9,6 +9,8 @@ import com.example.crawl.egress.api.ProviderHealth;
 import com.example.crawl.egress.api.Proxy;
 import com.example.crawl.egress.api.ProxyPool;
 import com.example.crawl.egress.api.ProxyPoolSpec;
+import com.example.crawl.egress.api.TargetPolicy;
+import com.example.crawl.egress.api.TargetPolicySpec;
 import com.example.crawl.egress.api.ProxySpec;
 import com.example.crawl.egress.api.ProxyTemplate;
 import com.example.crawl.egress.proxy.MockCluster;
@@ -117,6 +119,16 @@ class ApiAccessIT {
                 });
                 test.resources(ProxyPool.class).inNamespace(NS).withName("fleet").delete();
                 MockCluster.await(WAIT, () -> members(test).isEmpty() && pod(test).isEmpty());
+
+                // A TargetPolicy: watched, and its Accepted condition written through status.
+                TargetPolicy policy = new TargetPolicy();
+                policy.setMetadata(new ObjectMetaBuilder().withNamespace(NS).withName("shop").build());
+                policy.setSpec(new TargetPolicySpec(List.of("shop.test"), null, null, null, null));
+                test.resource(policy).create();
+                MockCluster.await(WAIT, () -> {
+                    TargetPolicy p = test.resources(TargetPolicy.class).inNamespace(NS).withName("shop").get();
+                    return p.getStatus() != null && !p.getStatus().conditions().isEmpty();
+                });
 
                 // Shutdown releases the Lease. fabric8's release (a patch) is refused here, as when
                 // a renewal races it, so the operator's own second cut (an update) is what releases it.

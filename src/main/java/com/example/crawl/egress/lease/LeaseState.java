@@ -20,11 +20,11 @@ import java.util.Optional;
  *                  ends: their ids still verify, and must take no report after another takeover
  * @param suspects  proxies that clients' {@code failed} reports keep from new leases until a probe
  *                  succeeds, and since when
- * @param paced     per proxy and {@linkplain SitePolicy#site site}, until when its site's minimum
- *                  interval keeps it from another lease for the site
+ * @param lent      per proxy and {@linkplain SitePolicy#site site} whose policy paces, when it was
+ *                  last lent for the site
  */
 public record LeaseState(long term, List<HeldLease> leases, List<CooldownEnd> cooldowns, List<TargetTime> bans,
-        List<Released> released, List<Suspect> suspects, List<TargetTime> paced) {
+        List<Released> released, List<Suspect> suspects, List<TargetTime> lent) {
 
     /** Holds nothing, in term 0: what a store starts from when no state was ever written. */
     public static final LeaseState EMPTY = new LeaseState(0, List.of(), List.of(), List.of());
@@ -35,7 +35,7 @@ public record LeaseState(long term, List<HeldLease> leases, List<CooldownEnd> co
         bans = List.copyOf(bans);
         released = List.copyOf(released);
         suspects = List.copyOf(suspects);
-        paced = List.copyOf(paced);
+        lent = List.copyOf(lent);
     }
 
     /** A state in which no proxy is paced. */

@@ -86,8 +86,12 @@ public final class LeaseStore implements LeaseService, AutoCloseable {
     private final HeldLeases held = new HeldLeases(); // guarded by lock
     private final Cooldowns cooldowns; // guarded by lock
     private final Suspicions suspicions; // guarded by lock
-    /** Per proxy and {@linkplain SitePolicy#site site}: until when it is not lent for that site again (its pacing). */
-    private final TargetTimes pacedUntil = new TargetTimes(Cooldowns.PER_PROXY, Cooldowns.TOTAL); // guarded by lock
+    /**
+     * Per proxy and {@linkplain SitePolicy#site site} whose policy paces: when it was last lent for
+     * the site. Judged against the policy in force at the next lease, so an edit of the interval
+     * applies at once; forgotten after the longest interval a policy may set.
+     */
+    private final TargetTimes lent = new TargetTimes(Cooldowns.PER_PROXY, Cooldowns.TOTAL); // guarded by lock
     /** The bans the listener keeps, by proxy and target: when each was last reported. */
     private final TargetTimes keptBans = new TargetTimes(Cooldowns.PER_PROXY, Cooldowns.TOTAL); // guarded by lock
     /**
@@ -218,7 +222,7 @@ public final class LeaseStore implements LeaseService, AutoCloseable {
                 if (site != null && (site.full() || held.active(key, site.key(), now) >= site.policy().maxLeasesPerProxy())) {
                     atSiteLimit++;
                     refusedBy = refusedBy == null ? site.policy().name() : refusedBy;
-                } else if (site != null && pacing(key, site.key(), now)) {
+                } else if (site != null && pacing(key, site, now)) {
                     paced++;
                     refusedBy = refusedBy == null ? site.policy().name() : refusedBy;
                 } else if (best == null || better(c, active, best, bestActive)) {
@@ -236,7 +240,7 @@ public final class LeaseStore implements LeaseService, AutoCloseable {
             held.add(new Held(LeaseIds.digest(id), best.key(), target, expiresAt, now + ttl.toNanos(),
                     bestSite == null ? null : bestSite.key()));
             if (bestSite != null && bestSite.policy().minInterval().isPositive()) {
-                pacedUntil.put(best.key(), bestSite.key(), now + bestSite.policy().minInterval().toNanos());
+                lent.put(best.key(), bestSite.key(), now);
             }
             version++;
             return new Acquisition.Granted(new Lease(id, best.namespace(), best.name(), target, expiresAt), best);
@@ -262,7 +266,7 @@ public final class LeaseStore implements LeaseService, AutoCloseable {
                         Site site = sites.of(c.namespace());
                         SitePolicy policy = site.policy();
                         free = later(free, held.freeAt(c.key(), site.key(), policy.maxLeasesPerProxy(), now));
-                        free = later(free, pacedUntil.time(c.key(), site.key()).orElse(now));
+                        free = later(free, pacedUntil(c.key(), site, now));
                         if (policy.maxLeases() > 0) {
                             free = later(free, held.freeOnSiteAt(site.key(), policy.maxLeases(), now));
                         }
@@ -279,9 +283,15 @@ public final class LeaseStore implements LeaseService, AutoCloseable {
     }
 
     /** Whether {@code proxy} was lent for {@code site} less than the site's minimum interval before {@code now}. */
-    private boolean pacing(String proxy, String site, long now) {
-        OptionalLong until = pacedUntil.time(proxy, site);
-        return until.isPresent() && now - until.getAsLong() < 0;
+    private boolean pacing(String proxy, Site site, long now) {
+        return now - pacedUntil(proxy, site, now) < 0;
+    }
+
+    /** When {@code proxy} may be lent for {@code site} again as its pacing goes: {@code now} when it may already. */
+    private long pacedUntil(String proxy, Site site, long now) {
+        long interval = site.policy().minInterval().toNanos();
+        OptionalLong last = interval == 0 ? OptionalLong.empty() : lent.time(proxy, site.key());
+        return last.isPresent() && now - (last.getAsLong() + interval) < 0 ? last.getAsLong() + interval : now;
     }
 
     /**
@@ -551,7 +561,7 @@ public final class LeaseStore implements LeaseService, AutoCloseable {
             held.sweep(now, limits.cooldownWindow().toNanos());
             cooldowns.sweep(now);
             suspicions.sweep(now);
-            pacedUntil.removeIf(until -> now - until >= 0);
+            lent.removeIf(at -> now - at >= SitePolicy.MAX_MIN_INTERVAL.toNanos());
             takenOver.values().removeIf(until -> now - until >= 0);
             long memory = bans.memory().toNanos();
             keptBans.removeIf(at -> now - at >= memory);
@@ -686,7 +696,7 @@ public final class LeaseStore implements LeaseService, AutoCloseable {
             suspicions.forEachSuspect((proxy, since) -> suspects.add(new LeaseState.Suspect(proxy,
                     wall.plusNanos(since - now))));
             return new Snapshot(version, new LeaseState(term, leases, cooling, times(keptBans::forEach, wall, now),
-                    released, suspects, times(pacedUntil::forEach, wall, now)));
+                    released, suspects, times(lent::forEach, wall, now)));
         } finally {
             lock.unlock();
         }
@@ -766,13 +776,13 @@ public final class LeaseStore implements LeaseService, AutoCloseable {
         cooldowns.clear();
         keptBans.clear();
         suspicions.clear();
-        pacedUntil.clear();
+        lent.clear();
         for (LeaseState.HeldLease l : state.leases()) {
             held.add(new Held(l.digest(), l.proxyKey(), l.target(), l.expiresAt(), now + nanosUntil(wall, l.expiresAt()),
                     siteOf(l.proxyKey(), l.target())));
         }
-        for (LeaseState.TargetTime p : state.paced()) {
-            pacedUntil.put(p.proxyKey(), p.target(), now + nanosUntil(wall, p.time()));
+        for (LeaseState.TargetTime p : state.lent()) {
+            lent.put(p.proxyKey(), p.target(), now + nanosUntil(wall, p.time()));
         }
         for (LeaseState.CooldownEnd c : state.cooldowns()) {
             cooldowns.load(c.proxyKey(), c.target(), new Cooldown(now + nanosUntil(wall, c.time()), c.length().toNanos(),

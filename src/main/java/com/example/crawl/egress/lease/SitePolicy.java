@@ -28,6 +28,8 @@ public record SitePolicy(String name, int maxLeases, int maxLeasesPerProxy, Dura
 
     /** The {@link #name} of the policy built from the flags, for sites no policy names. */
     public static final String DEFAULTS = "";
+    /** The longest {@link #minInterval} a policy or the flags may set. */
+    public static final Duration MAX_MIN_INTERVAL = Duration.ofHours(1);
 
     public SitePolicy {
         Objects.requireNonNull(name, "name");
@@ -38,8 +40,8 @@ public record SitePolicy(String name, int maxLeases, int maxLeasesPerProxy, Dura
         if (maxLeasesPerProxy < 1) {
             throw new IllegalArgumentException("maxLeasesPerProxy must be at least 1: " + maxLeasesPerProxy);
         }
-        if (minInterval.isNegative()) {
-            throw new IllegalArgumentException("minInterval must not be negative: " + minInterval);
+        if (minInterval.isNegative() || minInterval.compareTo(MAX_MIN_INTERVAL) > 0) {
+            throw new IllegalArgumentException("minInterval must be from 0 to " + MAX_MIN_INTERVAL + ": " + minInterval);
         }
     }
 

@@ -27,11 +27,17 @@ final class DiscoveryMetrics implements LeaseRecorder, ServedRecorder {
     static final List<String> OUTCOMES = List.of(GRANTED, NO_MATCH, RELEASED, report(ReportResult.OK),
             report(ReportResult.RATE_LIMITED), report(ReportResult.BANNED), report(ReportResult.FAILED),
             REPORT_UNKNOWN_LEASE);
+    /** The {@code policy} label of a refusal no TargetPolicy's limits or pacing made. */
+    static final String NO_POLICY = "none";
+    /** Every {@code reason} a refusal is counted under, in the order that breaks a tie. */
+    static final List<String> REFUSALS = List.of("no_proxy", "unhealthy", "at_capacity", "in_cooldown", "at_site_limit",
+            "paced");
     /** Answers take well under a millisecond to a few; the request deadline is 10 s by default. */
     static final double[] DURATION_BUCKETS = {0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5,
         5, 10};
 
     private final Counter leaseRequests;
+    private final Counter refusals;
     private final Histogram requests;
 
     DiscoveryMetrics(PrometheusRegistry registry, PrometheusProperties properties) {
@@ -39,6 +45,11 @@ final class DiscoveryMetrics implements LeaseRecorder, ServedRecorder {
                 .help("Lease requests that reached the lease store, by outcome").labelNames("outcome")
                 .register(registry);
         OUTCOMES.forEach(leaseRequests::initLabelValues);
+        refusals = Counter.builder(properties).name(Metrics.PREFIX + "lease_refusals_total")
+                .help("Lease requests refused (no_match), by the reason that kept the most matching proxies, and by "
+                        + "the TargetPolicy whose limits or pacing refused (none: no policy's)")
+                .labelNames("reason", "policy").register(registry);
+        REFUSALS.forEach(reason -> refusals.initLabelValues(reason, NO_POLICY));
         requests = Histogram.builder(properties).name(Metrics.PREFIX + "discovery_request_duration_seconds")
                 .help("Duration of discovery API requests by route pattern and status code").unit(Unit.SECONDS)
                 .labelNames("route", "code").classicUpperBounds(DURATION_BUCKETS).register(registry);
@@ -50,6 +61,19 @@ final class DiscoveryMetrics implements LeaseRecorder, ServedRecorder {
             case Acquisition.Granted g -> GRANTED;
             case Acquisition.NoMatch n -> NO_MATCH;
         }).inc();
+        if (outcome instanceof Acquisition.NoMatch n) {
+            refusals.labelValues(reason(n), n.policy().isEmpty() ? NO_POLICY : n.policy()).inc();
+        }
+    }
+
+    /** The reason that kept the most matching proxies; the earlier in {@link #REFUSALS} on a tie. */
+    static String reason(Acquisition.NoMatch n) {
+        int[] counts = {0, n.unhealthy(), n.atCapacity(), n.inCooldown(), n.atSiteLimit(), n.paced()};
+        int most = 0;
+        for (int i = 1; i < counts.length; i++) {
+            most = counts[i] > counts[most] ? i : most;
+        }
+        return REFUSALS.get(most);
     }
 
     @Override

@@ -34,10 +34,10 @@ import tools.jackson.databind.node.ObjectNode;
  *  "bans":      [[proxy, target, bannedAt], ...],
  *  "released":  [[digest, reportableUntil], ...],
  *  "suspects":  [[proxy, since], ...],
- *  "paced":     [[proxy, site, until], ...]}
+ *  "lent":      [[proxy, site, lentAt], ...]}
  * }</pre>
  *
- * <p>{@code paced} came after format 2 was first written and is optional: a state without it
+ * <p>{@code lent} (for pacing) came after format 2 was first written and is optional: a state without it
  * paces nothing, and a build that does not know it reads the rest and ignores it (losing only the
  * pacing, which lasts seconds), so it needed no new format number.
  *
@@ -81,7 +81,7 @@ final class StateCodec {
         for (LeaseState.Suspect s : state.suspects()) {
             suspects.addArray().add(proxy(s.proxyKey(), index, proxies)).add(s.since().toEpochMilli());
         }
-        times(root.putArray("paced"), state.paced(), index, proxies);
+        times(root.putArray("lent"), state.lent(), index, proxies);
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
         try (GZIPOutputStream gzip = new GZIPOutputStream(bytes)) {
             JSON.writeValue(gzip, root);
@@ -138,9 +138,9 @@ final class StateCodec {
                             Instant.ofEpochMilli(row.required(1).asLong())));
                 }
             }
-            JsonNode paced = root.get("paced");
+            JsonNode lent = root.get("lent");
             return new LeaseState(term, leases, cooldowns, times(root.required("bans"), proxies), released, suspects,
-                    paced == null ? List.of() : times(paced, proxies));
+                    lent == null ? List.of() : times(lent, proxies));
         } catch (JacksonException | IndexOutOfBoundsException | NullPointerException e) {
             throw new IllegalArgumentException("not a lease state: " + e.getMessage(), e);
         }

@@ -161,6 +161,19 @@ class LeaseStoreSitesTest {
     }
 
     @Test
+    void shouldJudgePacingByTheIntervalInForceNow() {
+        policies.put("crawl/shop.test", policy("crawl/shop", 0, 1, Duration.ofMinutes(10)));
+        List<Candidate> fleet = List.of(proxy("crawl", "a", 5));
+        store.release(lend(fleet, SHOP).id());
+        clock.advance(Duration.ofMinutes(1));
+        assertEquals(1, refused(fleet, SHOP).paced());
+
+        policies.put("crawl/shop.test", policy("crawl/shop", 0, 1, Duration.ofSeconds(30)));
+
+        assertEquals("a", lend(fleet, SHOP).name(), "a minute since the last lease is past the new 30 s");
+    }
+
+    @Test
     void shouldCoolASiteDownAsItsPolicySays() {
         policies.put("crawl/shop.test", new SitePolicy("crawl/shop", 0, 1, Duration.ZERO,
                 new CooldownRules(Duration.ofMinutes(2), Duration.ofSeconds(20), Duration.ofMinutes(5))));

@@ -93,6 +93,21 @@ class LocalKubectlIT {
     }
 
     @Test
+    void shouldApplyTheTargetPolicySampleAndShowItAccepted() {
+        Run apply = kubectl("apply", "-f", "deploy/samples/targetpolicy.yaml");
+
+        assertEquals(0, apply.exit(), apply.out());
+        assertTrue(apply.out().contains("targetpolicy.crawl.example.com/shop-example created"), apply.out());
+        op.await(() -> kubectl("get", "tp", "shop-example", "--no-headers").out().contains("True"),
+                "shop-example Accepted");
+        List<String> tp = kubectl("get", "tp").out().lines().toList();
+        assertEquals(List.of("NAME", "HOSTS", "MAX", "PER-PROXY", "INTERVAL", "ACCEPTED", "AGE"),
+                List.of(tp.get(0).trim().split("\\s+")), String.join("\n", tp));
+        assertTrue(tp.get(1).contains("[\"shop.example.com\",\"*.shop.example.com\"]"), String.join("\n", tp));
+        assertEquals(0, kubectl("delete", "tp", "shop-example").exit());
+    }
+
+    @Test
     void shouldRefuseAnUnknownFieldAndStoreNothing() throws IOException {
         Path sample = sample("bad-field", "  colour: blue\n");
 

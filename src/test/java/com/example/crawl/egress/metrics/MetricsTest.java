@@ -25,6 +25,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -92,6 +93,27 @@ class MetricsTest {
         for (String zero : List.of("granted", "report_ok", "report_rate_limited")) {
             assertEquals(0.0, outcome(page, zero), zero);
         }
+    }
+
+    @Test
+    void shouldCountRefusalsByTheirMainReasonAndByTheRefusingPolicyOnly() {
+        assertEquals(0.0, scrape().value("proxy_operator_lease_refusals_total", Map.of("reason", "paced", "policy", "none"))
+                .orElseThrow(), "every reason from zero");
+
+        metrics.leases().acquired(new Acquisition.NoMatch(0, 0, 0, 0));
+        metrics.leases().acquired(new Acquisition.NoMatch(3, 1, 2, 0));
+        metrics.leases().acquired(new Acquisition.NoMatch(4, 1, 0, 1, 2, 0, "crawl/shops", Optional.empty()));
+        metrics.leases().acquired(new Acquisition.NoMatch(2, 0, 0, 0, 1, 1, "crawl/shops", Optional.empty()));
+
+        Exposition page = scrape();
+        assertEquals(1.0, refusals(page, "no_proxy", "none"), "nothing matched");
+        assertEquals(1.0, refusals(page, "in_cooldown", "none"));
+        assertEquals(2.0, refusals(page, "at_site_limit", "crawl/shops"), "the most, and a tie won by the earlier reason");
+        assertEquals(0.0, refusals(page, "paced", "none"));
+    }
+
+    private static double refusals(Exposition page, String reason, String policy) {
+        return page.value("proxy_operator_lease_refusals_total", Map.of("reason", reason, "policy", policy)).orElse(0.0);
     }
 
     @Test

@@ -45,7 +45,7 @@ class StateCodecTest {
 
         LeaseState read = StateCodec.decode(gzip(earlier), 2, 4);
 
-        assertEquals(List.of(), read.paced());
+        assertEquals(List.of(), read.lent());
         assertEquals(List.of(new LeaseState.Suspect("crawl/a", AT)), read.suspects());
     }
 
