@@ -67,39 +67,27 @@ final class HeldLeases {
 
     /** Leases of {@code proxy} running at {@code now}. */
     int active(String proxy, long now) {
-        Set<Held> leases = byProxy.get(proxy);
-        if (leases == null) {
-            return 0;
-        }
-        int n = 0;
-        for (Held held : leases) {
-            n += held.running(now) ? 1 : 0;
-        }
-        return n;
+        return running(byProxy.get(proxy), null, now);
     }
 
     /** Leases of {@code proxy} for {@code site} running at {@code now}. */
     int active(String proxy, String site, long now) {
-        Set<Held> leases = byProxy.get(proxy);
-        if (leases == null) {
-            return 0;
-        }
-        int n = 0;
-        for (Held held : leases) {
-            n += held.running(now) && site.equals(held.site()) ? 1 : 0;
-        }
-        return n;
+        return running(byProxy.get(proxy), site, now);
     }
 
     /** Leases for {@code site} running at {@code now}, all proxies together. */
     int activeOnSite(String site, long now) {
-        Set<Held> leases = bySite.get(site);
+        return running(bySite.get(site), null, now);
+    }
+
+    /** Of {@code leases} (null: none), those running at {@code now} and, unless {@code site} is null, for {@code site}. */
+    private static int running(Set<Held> leases, String site, long now) {
         if (leases == null) {
             return 0;
         }
         int n = 0;
         for (Held held : leases) {
-            n += held.running(now) ? 1 : 0;
+            n += held.running(now) && (site == null || site.equals(held.site())) ? 1 : 0;
         }
         return n;
     }

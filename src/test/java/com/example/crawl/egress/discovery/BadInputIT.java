@@ -70,7 +70,9 @@ class BadInputIT {
         assertTrue(world.leases.active(lease).isPresent());
         assertTrue(world.recorder.calls().stream().noneMatch(c -> c.startsWith("granted") || c.contains("ACCEPTED")),
                 world.recorder.calls().toString());
-        // No report got through: p1 is not cooling down for a.example or for every target.
+        // No report got through: p1 is not cooling down for a.example or for every target. (Its lease
+        // is given back first: one proxy holds one lease for a site at a time.)
+        world.leases.release(lease);
         RawHttp.Reply after = world.http().post("/v1/leases", "{\"target\":\"a.example\"}");
         assertEquals(201, after.status(), after.toString());
         assertEquals("p1", after.json().get("proxy").get("name").asString());

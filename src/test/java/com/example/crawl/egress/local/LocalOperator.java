@@ -135,6 +135,41 @@ final class LocalOperator implements AutoCloseable {
 
     record Reply(int status, JsonNode body) { }
 
+    /** A lease for {@code body}, which must be granted (201); its answer. */
+    JsonNode lease(String body) throws IOException, InterruptedException {
+        Reply r = call("POST", "/v1/leases", body);
+        if (r.status() != 201) {
+            throw new AssertionError(body + ": expected 201 but was " + r.status() + ": " + r.body());
+        }
+        return r.body();
+    }
+
+    /** Releases the lease of a grant's answer, which must answer 204. */
+    void release(JsonNode lease) {
+        try {
+            int status = call("DELETE", "/v1/leases/" + lease.get("leaseId").asText(), null).status();
+            if (status != 204) {
+                throw new AssertionError("release: expected 204 but was " + status);
+            }
+        } catch (IOException | InterruptedException e) {
+            throw new AssertionError(e);
+        }
+    }
+
+    /** Leases for {@code body} and gives the lease back at once; the 409's body if refused, empty if lent. */
+    Optional<JsonNode> refusal(String body) {
+        try {
+            Reply r = call("POST", "/v1/leases", body);
+            if (r.status() == 201) {
+                release(r.body());
+                return Optional.empty();
+            }
+            return Optional.of(r.body());
+        } catch (IOException | InterruptedException e) {
+            return Optional.of(JSON.createObjectNode().put("error", e.toString()));
+        }
+    }
+
     /** Waits, bounded, until {@code condition} holds; fails with the operator's output otherwise. */
     void await(BooleanSupplier condition, String what) {
         long end = System.nanoTime() + WAIT.toNanos();

@@ -43,27 +43,27 @@ class ReportOutcomesIT {
             op.await(() -> LocalModeIT.healthyCount(op) == 3, "three healthy sample Proxies");
 
             // A request through local-eu that the site (the local target) answers; then it says 429, Retry-After: 3.
-            JsonNode lease = lease(op, SHOP);
+            JsonNode lease = op.lease(SHOP);
             assertEquals(LocalTarget.GREETING, LocalModeIT.curl("-x", lease.at("/proxy/url").asText(), "http://127.0.0.1:8091/"));
             assertEquals(204, report(op, lease, "{\"result\":\"rate_limited\",\"retryAfterSeconds\":3}"));
-            release(op, lease);
+            op.release(lease);
             LocalOperator.Reply resting = op.call("POST", "/v1/leases", SHOP);
             assertEquals(409, resting.status(), String.valueOf(resting.body()));
             assertEquals(1, resting.body().get("inCooldown").asInt(), "local-eu rests for shop.test");
             long wait = resting.body().get("retryAfterSeconds").asLong();
             assertTrue(wait >= 1 && wait <= 3, "the 409 says when local-eu is free for shop.test: " + resting.body());
-            release(op, lease(op, NEWS)); // a rate limit is no ban: other sites still get it
-            op.await(() -> lendable(op, SHOP), "local-eu lent for shop.test again after its Retry-After");
+            op.release(op.lease(NEWS)); // a rate limit is no ban: other sites still get it
+            op.await(() -> op.refusal(SHOP).isEmpty(), "local-eu lent for shop.test again after its Retry-After");
 
             try (KubernetesClient kube = LocalModeIT.kubeClient(op)) {
                 long squid = LocalModeIT.pidOf(op, kube, "local-eu");
                 signal("-STOP", squid); // answers nothing now: a probe through it cannot succeed
                 try {
-                    List<JsonNode> leases = List.of(lease(op, NEWS), lease(op, ANY));
+                    List<JsonNode> leases = List.of(op.lease(NEWS), op.lease(ANY));
                     assertEquals(204, report(op, leases.get(0), "{\"result\":\"failed\"}"));
                     assertEquals(204, report(op, leases.get(1), "{\"result\":\"failed\"}"));
                     assertEquals(204, report(op, leases.get(0), "{\"result\":\"failed\"}"));
-                    leases.forEach(l -> release(op, l));
+                    leases.forEach(l -> op.release(l));
 
                     LocalOperator.Reply excluded = op.call("POST", "/v1/leases", ANY);
                     assertEquals(409, excluded.status(), "three failures keep local-eu from every lease");
@@ -71,47 +71,21 @@ class ReportOutcomesIT {
                 } finally {
                     signal("-CONT", squid);
                 }
-                op.await(() -> lendable(op, ANY), "local-eu lent again once a probe through its Squid succeeded");
+                op.await(() -> op.refusal(ANY).isEmpty(), "local-eu lent again once a probe through its Squid succeeded");
 
                 // Cleared by a probe: clients reporting failures of it right away cannot exclude it.
-                JsonNode again = lease(op, ANY);
+                JsonNode again = op.lease(ANY);
                 for (int i = 0; i < 3; i++) {
                     assertEquals(204, report(op, again, "{\"result\":\"failed\"}"));
                 }
-                release(op, again);
-                release(op, lease(op, ANY));
+                op.release(again);
+                op.release(op.lease(ANY));
             }
-        }
-    }
-
-    private static JsonNode lease(LocalOperator op, String body) throws IOException, InterruptedException {
-        LocalOperator.Reply r = op.call("POST", "/v1/leases", body);
-        assertEquals(201, r.status(), body + ": " + r.body());
-        return r.body();
-    }
-
-    private static boolean lendable(LocalOperator op, String body) {
-        try {
-            LocalOperator.Reply r = op.call("POST", "/v1/leases", body);
-            if (r.status() == 201) {
-                release(op, r.body());
-            }
-            return r.status() == 201;
-        } catch (IOException | InterruptedException e) {
-            return false;
         }
     }
 
     private static int report(LocalOperator op, JsonNode lease, String body) throws IOException, InterruptedException {
         return op.call("POST", "/v1/leases/" + lease.get("leaseId").asText() + "/report", body).status();
-    }
-
-    private static void release(LocalOperator op, JsonNode lease) {
-        try {
-            assertEquals(204, op.call("DELETE", "/v1/leases/" + lease.get("leaseId").asText(), null).status());
-        } catch (IOException | InterruptedException e) {
-            throw new AssertionError(e);
-        }
     }
 
     private static void signal(String signal, long pid) throws IOException, InterruptedException {

@@ -46,24 +46,24 @@ class TargetPolicyIT {
             op.await(() -> LocalModeIT.healthyCount(op) == 3, "three healthy sample Proxies");
 
             // Defaults: local-eu takes two leases, but only one for a site at a time.
-            JsonNode first = lease(op, eu("shop.test"));
+            JsonNode first = op.lease(eu("shop.test"));
             assertEquals(LocalTarget.GREETING, LocalModeIT.curl("-x", first.at("/proxy/url").asText(), "http://127.0.0.1:8091/"));
             LocalOperator.Reply second = op.call("POST", "/v1/leases", eu("shop.test"));
             assertEquals(409, second.status(), String.valueOf(second.body()));
             assertEquals(1, second.body().get("atSiteLimit").asInt(), String.valueOf(second.body()));
-            release(op, lease(op, eu("news.test")));
-            release(op, first);
+            op.release(op.lease(eu("news.test")));
+            op.release(first);
 
             // A policy for every host under shop.test: one lease for them all at once, 2 s between two of one proxy.
             kube.resource(policy("shops", new TargetPolicySpec(List.of("*.shop.test"), 1, null, "2s", null))).create();
             op.await(() -> accepted(kube, "shops", 1).filter(c -> c.isTrue() && c.reason().equals("Applied")).isPresent(),
                     "shops Accepted: Applied, at generation 1");
-            op.await(() -> refused(op, eu("a.shop.test")).isEmpty(), "shops in force"); // lends and gives back
+            op.await(() -> op.refusal(eu("a.shop.test")).isEmpty(), "shops in force"); // lends and gives back
             LocalOperator.Reply paced = op.call("POST", "/v1/leases", eu("a.shop.test"));
             assertEquals(409, paced.status(), String.valueOf(paced.body()));
             assertEquals(1, paced.body().get("paced").asInt(), String.valueOf(paced.body()));
             assertTrue(paced.body().get("retryAfterSeconds").asLong() <= 2, String.valueOf(paced.body()));
-            JsonNode any = lease(op, "{\"target\":\"b.shop.test\"}"); // another proxy, not paced
+            JsonNode any = op.lease("{\"target\":\"b.shop.test\"}"); // another proxy, not paced
             LocalOperator.Reply full = op.call("POST", "/v1/leases", "{\"target\":\"c.shop.test\"}");
             assertEquals(409, full.status(), "the policy's hosts count together: " + full.body());
             assertTrue(full.body().get("atSiteLimit").asInt() >= 1, String.valueOf(full.body()));
@@ -73,13 +73,13 @@ class TargetPolicyIT {
             shops.setSpec(new TargetPolicySpec(List.of("*.shop.test"), 3, null, null,
                     new TargetCooldowns(null, "1s", null)));
             kube.resource(shops).update();
-            op.await(() -> refused(op, "{\"target\":\"c.shop.test\"}").isEmpty(), "the edit in force");
+            op.await(() -> op.refusal("{\"target\":\"c.shop.test\"}").isEmpty(), "the edit in force");
             op.await(() -> accepted(kube, "shops", 2).isPresent(), "shops' status observes generation 2");
-            JsonNode banned = lease(op, eu("d.shop.test"));
+            JsonNode banned = op.lease(eu("d.shop.test"));
             assertEquals(204, op.call("POST", "/v1/leases/" + banned.get("leaseId").asText() + "/report",
                     "{\"result\":\"banned\"}").status());
-            release(op, banned);
-            op.await(() -> refused(op, eu("d.shop.test")).isEmpty(), "local-eu lent for d.shop.test after the policy's 1 s ban");
+            op.release(banned);
+            op.await(() -> op.refusal(eu("d.shop.test")).isEmpty(), "local-eu lent for d.shop.test after the policy's 1 s ban");
 
             // Not in force, and saying why: a policy over every host, and a second claim on shop.test's hosts.
             kube.resource(policy("everything", new TargetPolicySpec(List.of("*"), 1, null, null, null))).create();
@@ -88,19 +88,19 @@ class TargetPolicyIT {
                     "everything Accepted: False, Invalid");
             op.await(() -> accepted(kube, "copy", 1).filter(c -> c.reason().equals("Conflicted")).isPresent(),
                     "copy Accepted: False, Conflicted");
-            JsonNode two = lease(op, "{\"target\":\"c.shop.test\"}");
-            release(op, lease(op, "{\"target\":\"news.test\"}")); // neither the invalid nor the conflicted one limits
-            release(op, two);
-            release(op, any);
+            JsonNode two = op.lease("{\"target\":\"c.shop.test\"}");
+            op.release(op.lease("{\"target\":\"news.test\"}")); // neither the invalid nor the conflicted one limits
+            op.release(two);
+            op.release(any);
 
             // Deleted: the conflicting copy takes the hosts over; deleted too, the defaults again, per proxy only.
             kube.resources(TargetPolicy.class).inNamespace(NAMESPACE).withName("shops").delete();
             op.await(() -> accepted(kube, "copy", 1).filter(c -> c.reason().equals("Applied")).isPresent(),
                     "copy Accepted: Applied, once shops is gone");
             kube.resources(TargetPolicy.class).inNamespace(NAMESPACE).withName("copy").delete();
-            JsonNode one = lease(op, eu("e.shop.test"));
-            op.await(() -> refused(op, "{\"target\":\"f.shop.test\"}").isEmpty(), "shops gone"); // lent to another proxy
-            release(op, one);
+            JsonNode one = op.lease(eu("e.shop.test"));
+            op.await(() -> op.refusal("{\"target\":\"f.shop.test\"}").isEmpty(), "shops gone"); // lent to another proxy
+            op.release(one);
         }
     }
 
@@ -124,31 +124,4 @@ class TargetPolicyIT {
         return p.getStatus().conditions().stream().filter(c -> c.type().equals(TargetPolicy.ACCEPTED)).findFirst();
     }
 
-    /** Leases and gives back at once; the 409's body if refused, empty if lent. */
-    private static Optional<JsonNode> refused(LocalOperator op, String body) {
-        try {
-            LocalOperator.Reply r = op.call("POST", "/v1/leases", body);
-            if (r.status() == 201) {
-                release(op, r.body());
-                return Optional.empty();
-            }
-            return Optional.of(r.body());
-        } catch (IOException | InterruptedException e) {
-            throw new AssertionError(e);
-        }
-    }
-
-    private static JsonNode lease(LocalOperator op, String body) throws IOException, InterruptedException {
-        LocalOperator.Reply r = op.call("POST", "/v1/leases", body);
-        assertEquals(201, r.status(), body + ": " + r.body());
-        return r.body();
-    }
-
-    private static void release(LocalOperator op, JsonNode lease) {
-        try {
-            assertEquals(204, op.call("DELETE", "/v1/leases/" + lease.get("leaseId").asText(), null).status());
-        } catch (IOException | InterruptedException e) {
-            throw new AssertionError(e);
-        }
-    }
 }

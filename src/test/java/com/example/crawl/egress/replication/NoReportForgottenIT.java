@@ -98,8 +98,10 @@ class NoReportForgottenIT {
         window = cooldown;
         lab = LendingLab.start(dir);
         // Bans and rate limits alike rest a proxy one window here, so that each ends when the window does.
+        // Two leases per proxy and site, so that the lease below still counting for the target is a
+        // matter of capacity, not of the site's limit.
         replicas = new Replicas(lab.cluster(), dir, List.of("--cooldown-window=" + cooldown.toSeconds() + "s",
-                "--rate-limit-cooldown=" + cooldown.toSeconds() + "s"));
+                "--rate-limit-cooldown=" + cooldown.toSeconds() + "s", "--site-leases-per-proxy=2"));
         replicas.start("a", "b");
         client = new ServiceClient(replicas);
         // Two slots each: the lease a report was made on is released at once, but a release in a

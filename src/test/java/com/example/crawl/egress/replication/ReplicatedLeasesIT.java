@@ -63,6 +63,8 @@ class ReplicatedLeasesIT {
             new ReplicatedLeases.Timing(Duration.ofMillis(50), Duration.ofMillis(300), Duration.ofSeconds(5));
     private static final Duration WAIT = Duration.ofSeconds(20);
     private static final Optional<String> SHOP = Optional.of("shop.example");
+    /** Another site: one proxy holds one lease for a site at a time. */
+    private static final Optional<String> NEWS = Optional.of("news.example");
     private static final Candidate A = new Candidate("crawl", "a", Map.of(), true, 10L, 2);
 
     private MockCluster cluster;
@@ -265,7 +267,7 @@ class ReplicatedLeasesIT {
         Replica a = new Replica("a").leading();
         Replica b = new Replica("b");
         a.lend(SHOP);
-        a.lend(SHOP); // both of the proxy's slots, the second not yet written
+        a.lend(NEWS); // both of the proxy's slots, the second not yet written
 
         a.leases.close();
         assertEquals(Optional.empty(), stored().orElseThrow().leader());
@@ -283,7 +285,7 @@ class ReplicatedLeasesIT {
                 Duration.ofSeconds(5))).leading(); // grants are written at the handover, not before
         Replica b = new Replica("b");
         a.lend(SHOP);
-        a.lend(SHOP);
+        a.lend(NEWS);
         cluster.failNext(1, "PUT", STATE_PATH, 500);
 
         a.leases.close();
