@@ -122,17 +122,10 @@ public record OperatorConfig(
             Duration rateLimitCooldown, Duration maxCooldown, int failureThreshold, Duration failureWindow,
             Sites sites) {
 
-        /** Limits whose sites have the flags' default limits. */
-        public Leases(Duration defaultTtl, Duration maxTtl, Duration cooldownWindow, Duration sweepInterval,
-                Duration rateLimitCooldown, Duration maxCooldown, int failureThreshold, Duration failureWindow) {
-            this(defaultTtl, maxTtl, cooldownWindow, sweepInterval, rateLimitCooldown, maxCooldown, failureThreshold,
-                    failureWindow, Sites.DEFAULT);
-        }
-
         /** Limits whose rate limits cool down as long as bans: one window each, escalation up to a day. */
         public Leases(Duration defaultTtl, Duration maxTtl, Duration cooldownWindow, Duration sweepInterval) {
             this(defaultTtl, maxTtl, cooldownWindow, sweepInterval, cooldownWindow,
-                    max(cooldownWindow, Duration.ofDays(1)), 3, Duration.ofMinutes(1));
+                    max(cooldownWindow, Duration.ofDays(1)), 3, Duration.ofMinutes(1), Sites.DEFAULT);
         }
 
         private static Duration max(Duration a, Duration b) {
@@ -152,6 +145,8 @@ public record OperatorConfig(
     public record Sites(int maxLeases, int maxLeasesPerProxy, Duration minInterval) {
         /** The flags' defaults: no site-wide limit, one lease per proxy and site, no pacing. */
         public static final Sites DEFAULT = new Sites(0, 1, Duration.ZERO);
+        /** The longest minimum interval the flags, or a site's policy, may set. */
+        public static final Duration MAX_MIN_INTERVAL = Duration.ofHours(1);
     }
 
     /**
@@ -384,7 +379,7 @@ public record OperatorConfig(
                 positive(f, "cooldown-window"), positive(f, "lease-sweep-interval"), positive(f, "rate-limit-cooldown"),
                 positive(f, "max-cooldown"), f.integer("failure-threshold", 1, 1_000), positive(f, "failure-window"),
                 new Sites(f.integer("site-max-leases", 0, 100_000), f.integer("site-leases-per-proxy", 1, 1_000),
-                        atMost(f, "site-min-interval", Duration.ofHours(1), "1h")));
+                        atMost(f, "site-min-interval", Sites.MAX_MIN_INTERVAL, "1h")));
         for (String shorter : List.of("cooldown-window", "rate-limit-cooldown")) {
             if (f.duration(shorter).compareTo(l.maxCooldown()) > 0) {
                 throw Flags.invalid(shorter, f.string(shorter), "must not exceed --max-cooldown (" + f.string("max-cooldown") + ")");

@@ -12,7 +12,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.OptionalLong;
 import java.util.function.Consumer;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -78,7 +77,6 @@ public final class LeaseStore implements LeaseService, AutoCloseable {
     private final NanoClock nanoTime;
     private final BanListener bans;
     private final ProbeRequests probes;
-    private final SitePolicies policies;
     /** The policy of a report for every target, which no site's policy governs. */
     private final SitePolicy defaults;
     private LeaseIds ids; // guarded by lock
@@ -86,12 +84,7 @@ public final class LeaseStore implements LeaseService, AutoCloseable {
     private final HeldLeases held = new HeldLeases(); // guarded by lock
     private final Cooldowns cooldowns; // guarded by lock
     private final Suspicions suspicions; // guarded by lock
-    /**
-     * Per proxy and {@linkplain SitePolicy#site site} whose policy paces: when it was last lent for
-     * the site. Judged against the policy in force at the next lease, so an edit of the interval
-     * applies at once; forgotten after the longest interval a policy may set.
-     */
-    private final TargetTimes lent = new TargetTimes(Cooldowns.PER_PROXY, Cooldowns.TOTAL); // guarded by lock
+    private final SiteLimits sites; // guarded by lock
     /** The bans the listener keeps, by proxy and target: when each was last reported. */
     private final TargetTimes keptBans = new TargetTimes(Cooldowns.PER_PROXY, Cooldowns.TOTAL); // guarded by lock
     /**
@@ -148,7 +141,7 @@ public final class LeaseStore implements LeaseService, AutoCloseable {
         this.bans = bans;
         this.probes = probes;
         this.ids = ids;
-        this.policies = policies;
+        this.sites = new SiteLimits(policies, held);
         this.defaults = SitePolicy.defaults(limits);
         this.cooldowns = new Cooldowns();
         this.suspicions = new Suspicions(limits.failureThreshold(), limits.failureWindow().toNanos());
@@ -190,9 +183,9 @@ public final class LeaseStore implements LeaseService, AutoCloseable {
             long now = nanoTime.nanoTime();
             int considered = 0, atCapacity = 0, inCooldown = 0, unhealthy = 0, atSiteLimit = 0, paced = 0;
             String refusedBy = null; // the policy of the first proxy a site limit or pacing refused
-            Sites sites = target.map(t -> new Sites(t, now)).orElse(null);
+            SiteLimits.Scan scan = target.map(t -> sites.scan(t, now)).orElse(null);
             Candidate best = null;
-            Site bestSite = null;
+            SiteLimits.Site bestSite = null;
             int bestActive = 0;
             for (Candidate c : candidates) {
                 if (best != null && bestActive == 0) {
@@ -218,12 +211,11 @@ public final class LeaseStore implements LeaseService, AutoCloseable {
                     inCooldown++;
                     continue;
                 }
-                Site site = sites == null ? null : sites.of(c.namespace());
-                if (site != null && (site.full() || held.active(key, site.key(), now) >= site.policy().maxLeasesPerProxy())) {
-                    atSiteLimit++;
-                    refusedBy = refusedBy == null ? site.policy().name() : refusedBy;
-                } else if (site != null && pacing(key, site, now)) {
-                    paced++;
+                SiteLimits.Site site = scan == null ? null : scan.of(c.namespace());
+                SiteLimits.Refusal refusal = site == null ? SiteLimits.Refusal.NONE : sites.refusal(key, site, now);
+                if (refusal != SiteLimits.Refusal.NONE) {
+                    atSiteLimit += refusal == SiteLimits.Refusal.AT_LIMIT ? 1 : 0;
+                    paced += refusal == SiteLimits.Refusal.PACED ? 1 : 0;
                     refusedBy = refusedBy == null ? site.policy().name() : refusedBy;
                 } else if (best == null || better(c, active, best, bestActive)) {
                     best = c;
@@ -233,14 +225,14 @@ public final class LeaseStore implements LeaseService, AutoCloseable {
             }
             if (best == null) {
                 return new Acquisition.NoMatch(considered, atCapacity, inCooldown, unhealthy, atSiteLimit, paced,
-                        refusedBy == null ? SitePolicy.DEFAULTS : refusedBy, soonestFree(candidates, selector, sites, now));
+                        refusedBy == null ? SitePolicy.DEFAULTS : refusedBy, soonestFree(candidates, selector, scan, now));
             }
             Instant expiresAt = clock.instant().plus(ttl);
             String id = ids.issue(new LeaseIds.Claims(term, best.key(), target, expiresAt));
             held.add(new Held(LeaseIds.digest(id), best.key(), target, expiresAt, now + ttl.toNanos(),
                     bestSite == null ? null : bestSite.key()));
-            if (bestSite != null && bestSite.policy().minInterval().isPositive()) {
-                lent.put(best.key(), bestSite.key(), now);
+            if (bestSite != null) {
+                sites.lent(best.key(), bestSite, now);
             }
             version++;
             return new Acquisition.Granted(new Lease(id, best.namespace(), best.name(), target, expiresAt), best);
@@ -251,28 +243,19 @@ public final class LeaseStore implements LeaseService, AutoCloseable {
 
     /**
      * Under the lock, for a refusal only: how soon the first healthy matching candidate is free,
-     * by its leases' ends, its cooldowns' ends and its site's (the site's leases, the proxy's
-     * leases for it, its pacing); empty when none is healthy.
+     * by its leases' ends, its cooldowns' ends and its site's; empty when none is healthy.
      */
-    private Optional<Duration> soonestFree(Collection<Candidate> candidates, Map<String, String> selector, Sites sites,
-            long now) {
-        Optional<String> target = sites == null ? Optional.empty() : Optional.of(sites.target);
+    private Optional<Duration> soonestFree(Collection<Candidate> candidates, Map<String, String> selector,
+            SiteLimits.Scan scan, long now) {
+        Optional<String> target = scan == null ? Optional.empty() : Optional.of(scan.target());
         Long soonest = null;
         for (Candidate c : candidates) {
-            if (selector.isEmpty() || c.matches(selector)) {
-                if (c.healthy() && !suspicions.suspected(c.key())) {
-                    long free = later(held.freeAt(c.key(), c.maxLeases(), now), cooldowns.freeAt(c.key(), target, now));
-                    if (sites != null) {
-                        Site site = sites.of(c.namespace());
-                        SitePolicy policy = site.policy();
-                        free = later(free, held.freeAt(c.key(), site.key(), policy.maxLeasesPerProxy(), now));
-                        free = later(free, pacedUntil(c.key(), site, now));
-                        if (policy.maxLeases() > 0) {
-                            free = later(free, held.freeOnSiteAt(site.key(), policy.maxLeases(), now));
-                        }
-                    }
-                    soonest = soonest == null || free - soonest < 0 ? free : soonest;
+            if ((selector.isEmpty() || c.matches(selector)) && c.healthy() && !suspicions.suspected(c.key())) {
+                long free = later(held.freeAt(c.key(), c.maxLeases(), now), cooldowns.freeAt(c.key(), target, now));
+                if (scan != null) {
+                    free = later(free, sites.freeAt(c.key(), scan.of(c.namespace()), now));
                 }
+                soonest = soonest == null || free - soonest < 0 ? free : soonest;
             }
         }
         return soonest == null ? Optional.empty() : Optional.of(Duration.ofNanos(soonest - now));
@@ -280,76 +263,6 @@ public final class LeaseStore implements LeaseService, AutoCloseable {
 
     private static long later(long a, long b) {
         return a - b > 0 ? a : b;
-    }
-
-    /** Whether {@code proxy} was lent for {@code site} less than the site's minimum interval before {@code now}. */
-    private boolean pacing(String proxy, Site site, long now) {
-        return now - pacedUntil(proxy, site, now) < 0;
-    }
-
-    /** When {@code proxy} may be lent for {@code site} again as its pacing goes: {@code now} when it may already. */
-    private long pacedUntil(String proxy, Site site, long now) {
-        long interval = site.policy().minInterval().toNanos();
-        OptionalLong last = interval == 0 ? OptionalLong.empty() : lent.time(proxy, site.key());
-        return last.isPresent() && now - (last.getAsLong() + interval) < 0 ? last.getAsLong() + interval : now;
-    }
-
-    /**
-     * The {@linkplain SitePolicy#site site} a target of {@code proxyKey}'s counts toward, as the
-     * policies say now; null without a target.
-     */
-    private String siteOf(String proxyKey, Optional<String> target) {
-        if (target.isEmpty()) {
-            return null;
-        }
-        String namespace = namespace(proxyKey);
-        return policies.find(namespace, target.get()).site(namespace, target.get());
-    }
-
-    private static String namespace(String proxyKey) {
-        return proxyKey.substring(0, proxyKey.indexOf('/'));
-    }
-
-    /** A site as one acquire sees it: its policy, its key, and whether its leases over all proxies are at its limit. */
-    private record Site(SitePolicy policy, String key, boolean full) { }
-
-    /**
-     * The sites of one acquire's target, one per namespace of its candidates, each looked up (and its
-     * leases counted) once: candidates mostly share one namespace, so the last one is kept at hand.
-     * Used under the lock.
-     */
-    private final class Sites {
-        private final String target;
-        private final long now;
-        private Site last;
-        private String lastNamespace;
-        private Map<String, Site> others;
-
-        Sites(String target, long now) {
-            this.target = target;
-            this.now = now;
-        }
-
-        Site of(String namespace) {
-            if (namespace.equals(lastNamespace)) {
-                return last;
-            }
-            if (last != null) {
-                if (others == null) {
-                    others = new HashMap<>();
-                }
-                others.putIfAbsent(lastNamespace, last);
-            }
-            Site site = others == null ? null : others.get(namespace);
-            if (site == null) {
-                SitePolicy policy = policies.find(namespace, target);
-                String key = policy.site(namespace, target);
-                site = new Site(policy, key, policy.maxLeases() > 0 && held.activeOnSite(key, now) >= policy.maxLeases());
-            }
-            last = site;
-            lastNamespace = namespace;
-            return site;
-        }
     }
 
     private static boolean better(Candidate c, int active, Candidate best, int bestActive) {
@@ -412,7 +325,7 @@ public final class LeaseStore implements LeaseService, AutoCloseable {
             switch (result) {
                 case RATE_LIMITED, BANNED -> {
                     SitePolicy policy = reported.equals(Cooldowns.ALL_TARGETS) ? defaults
-                            : policies.find(namespace(lease.proxyKey()), reported);
+                            : sites.policy(lease.proxyKey(), reported);
                     cooldowns.start(lease.proxyKey(), reported, result, retryAfter, now, policy.cooldowns());
                     version++;
                 }
@@ -457,7 +370,7 @@ public final class LeaseStore implements LeaseService, AutoCloseable {
         Instant expiresAt = claims.get().expiresAt();
         Held adopted = new Held(digest, claims.get().proxyKey(), claims.get().target(), expiresAt,
                 now + Duration.between(clock.instant(), expiresAt).toNanos(),
-                siteOf(claims.get().proxyKey(), claims.get().target()));
+                sites.siteOf(claims.get().proxyKey(), claims.get().target()));
         if (!adopted.reportable(now, limits.cooldownWindow().toNanos())) {
             return null;
         }
@@ -561,7 +474,7 @@ public final class LeaseStore implements LeaseService, AutoCloseable {
             held.sweep(now, limits.cooldownWindow().toNanos());
             cooldowns.sweep(now);
             suspicions.sweep(now);
-            lent.removeIf(at -> now - at >= SitePolicy.MAX_MIN_INTERVAL.toNanos());
+            sites.sweep(now);
             takenOver.values().removeIf(until -> now - until >= 0);
             long memory = bans.memory().toNanos();
             keptBans.removeIf(at -> now - at >= memory);
@@ -696,7 +609,7 @@ public final class LeaseStore implements LeaseService, AutoCloseable {
             suspicions.forEachSuspect((proxy, since) -> suspects.add(new LeaseState.Suspect(proxy,
                     wall.plusNanos(since - now))));
             return new Snapshot(version, new LeaseState(term, leases, cooling, times(keptBans::forEach, wall, now),
-                    released, suspects, times(lent::forEach, wall, now)));
+                    released, suspects, times(sites::forEachLent, wall, now)));
         } finally {
             lock.unlock();
         }
@@ -776,13 +689,13 @@ public final class LeaseStore implements LeaseService, AutoCloseable {
         cooldowns.clear();
         keptBans.clear();
         suspicions.clear();
-        lent.clear();
+        sites.clear();
         for (LeaseState.HeldLease l : state.leases()) {
             held.add(new Held(l.digest(), l.proxyKey(), l.target(), l.expiresAt(), now + nanosUntil(wall, l.expiresAt()),
-                    siteOf(l.proxyKey(), l.target())));
+                    sites.siteOf(l.proxyKey(), l.target())));
         }
         for (LeaseState.TargetTime p : state.lent()) {
-            lent.put(p.proxyKey(), p.target(), now + nanosUntil(wall, p.time()));
+            sites.loadLent(p.proxyKey(), p.target(), now + nanosUntil(wall, p.time()));
         }
         for (LeaseState.CooldownEnd c : state.cooldowns()) {
             cooldowns.load(c.proxyKey(), c.target(), new Cooldown(now + nanosUntil(wall, c.time()), c.length().toNanos(),

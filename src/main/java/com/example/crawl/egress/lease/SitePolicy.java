@@ -28,8 +28,6 @@ public record SitePolicy(String name, int maxLeases, int maxLeasesPerProxy, Dura
 
     /** The {@link #name} of the policy built from the flags, for sites no policy names. */
     public static final String DEFAULTS = "";
-    /** The longest {@link #minInterval} a policy or the flags may set. */
-    public static final Duration MAX_MIN_INTERVAL = Duration.ofHours(1);
 
     public SitePolicy {
         Objects.requireNonNull(name, "name");
@@ -40,8 +38,9 @@ public record SitePolicy(String name, int maxLeases, int maxLeasesPerProxy, Dura
         if (maxLeasesPerProxy < 1) {
             throw new IllegalArgumentException("maxLeasesPerProxy must be at least 1: " + maxLeasesPerProxy);
         }
-        if (minInterval.isNegative() || minInterval.compareTo(MAX_MIN_INTERVAL) > 0) {
-            throw new IllegalArgumentException("minInterval must be from 0 to " + MAX_MIN_INTERVAL + ": " + minInterval);
+        Duration longest = OperatorConfig.Sites.MAX_MIN_INTERVAL;
+        if (minInterval.isNegative() || minInterval.compareTo(longest) > 0) {
+            throw new IllegalArgumentException("minInterval must be from 0 to " + longest + ": " + minInterval);
         }
     }
 

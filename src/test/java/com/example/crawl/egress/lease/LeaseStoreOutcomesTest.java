@@ -35,7 +35,8 @@ class LeaseStoreOutcomesTest {
     private static final Duration MAX = Duration.ofHours(1);
     private static final Duration FAILURE_WINDOW = Duration.ofMinutes(1);
     private static final OperatorConfig.Leases LIMITS = new OperatorConfig.Leases(TTL, Duration.ofHours(1), BAN,
-            Duration.ofSeconds(30), RATE_LIMIT, MAX, 3, FAILURE_WINDOW);
+            Duration.ofSeconds(30), RATE_LIMIT, MAX, 3, FAILURE_WINDOW,
+            OperatorConfig.Sites.DEFAULT);
     private static final Optional<String> SHOP = Optional.of("shop.test");
     private static final Instant START = Instant.parse("2026-11-29T10:00:00Z");
 

@@ -55,7 +55,8 @@ final class LeaseCrashScenario implements Scenario<LeaseCrashScenario.ServiceKey
     /** The longest a cooldown may be escalated to: repeated reports of a cell double it twice at most. */
     static final Duration MAX_COOLDOWN = WINDOW.multipliedBy(4);
     static final OperatorConfig.Leases LIMITS = new OperatorConfig.Leases(Duration.ofSeconds(30), MAX_TTL, WINDOW,
-            Duration.ofSeconds(30), WINDOW, MAX_COOLDOWN, 3, Duration.ofMinutes(1));
+            Duration.ofSeconds(30), WINDOW, MAX_COOLDOWN, 3, Duration.ofMinutes(1),
+            OperatorConfig.Sites.DEFAULT);
     /**
      * The operator's intervals. The code's own report deadline runs on the system's time, which
      * does not move here, so it is set out of reach ({@link #REPORT_DEADLINE} stands in); it also
