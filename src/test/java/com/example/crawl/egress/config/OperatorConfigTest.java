@@ -45,12 +45,20 @@ class OperatorConfigTest {
         assertEquals(Duration.ofMinutes(1), c.providerChecks().interval());
         assertEquals(Duration.ofHours(1), c.leases().maxTtl());
         assertEquals(new OperatorConfig.Leases(Duration.ofMinutes(5), Duration.ofHours(1), Duration.ofMinutes(10),
-                Duration.ofSeconds(30), Duration.ofMinutes(1), Duration.ofHours(24), 3, Duration.ofMinutes(1)), c.leases());
+                Duration.ofSeconds(30), Duration.ofMinutes(1), Duration.ofHours(24), 3, Duration.ofMinutes(1),
+                new OperatorConfig.Sites(0, 1, Duration.ZERO)), c.leases());
         assertEquals(1024, c.discovery().maxConnections());
         assertEquals(Duration.ofSeconds(10), c.discovery().requestTimeout());
         assertEquals(Duration.ofSeconds(30), c.discovery().idleTimeout());
         assertEquals("http://connectivitycheck.gstatic.com/generate_204", c.probes().defaultUrl().toString());
         assertEquals(new OperatorConfig.Logging(LogFormat.JSON, Level.INFO), c.logging());
+    }
+
+    @Test
+    void shouldReadTheDefaultsOfSitesNoPolicyNames() throws ConfigException {
+        OperatorConfig c = parse("--site-max-leases=20", "--site-leases-per-proxy=2", "--site-min-interval=1h");
+
+        assertEquals(new OperatorConfig.Sites(20, 2, Duration.ofHours(1)), c.leases().sites());
     }
 
     @Test
@@ -108,6 +116,9 @@ class OperatorConfigTest {
         "--max-cooldown=5m | invalid value \"10m\" for flag --cooldown-window: must not exceed --max-cooldown (5m)",
         "--failure-threshold=0 | invalid value \"0\" for flag --failure-threshold: must be between 1 and 1000",
         "--failure-window=0 | invalid value \"0\" for flag --failure-window: must be greater than 0",
+        "--site-max-leases=-1 | invalid value \"-1\" for flag --site-max-leases: must be between 0 and 100000",
+        "--site-leases-per-proxy=0 | invalid value \"0\" for flag --site-leases-per-proxy: must be between 1 and 1000",
+        "--site-min-interval=1h1s | invalid value \"1h1s\" for flag --site-min-interval: must be at most 1h",
         "--leader-election-renew-deadline=20s | invalid value \"20s\" for flag --leader-election-renew-deadline: must be shorter than --leader-election-lease-duration (15s)",
         "--drift-poll=9000000000000000000h | invalid value \"9000000000000000000h\" for flag --drift-poll: number too large",
         "--discovery-max-connections=0 | invalid value \"0\" for flag --discovery-max-connections: must be between 1 and 1000000",
