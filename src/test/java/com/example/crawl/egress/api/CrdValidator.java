@@ -309,6 +309,38 @@ final class CrdValidator {
     }
 
     /** The schema's enum as plain values; empty when it has none. */
+    /**
+     * The message of every CEL rule in {@code schema}, depth first, leaving out the subtrees at the
+     * {@code skipped} paths (written {@code .spec.template.spec}, list items and map values as
+     * {@code [*]}). Every rule must have a message: the API server shows nothing better.
+     */
+    static List<String> ruleMessages(JSONSchemaProps schema, Set<String> skipped) {
+        List<String> out = new ArrayList<>();
+        ruleMessages(schema, "", skipped, out);
+        if (!out.stream().allMatch(m -> m != null && !m.isBlank())) {
+            throw new AssertionError("every rule needs a message: " + out);
+        }
+        return out;
+    }
+
+    private static void ruleMessages(JSONSchemaProps schema, String path, Set<String> skipped, List<String> out) {
+        if (skipped.contains(path)) {
+            return;
+        }
+        if (schema.getXKubernetesValidations() != null) {
+            schema.getXKubernetesValidations().stream().map(ValidationRule::getMessage).forEach(out::add);
+        }
+        if (schema.getProperties() != null) {
+            schema.getProperties().forEach((k, p) -> ruleMessages(p, path + "." + k, skipped, out));
+        }
+        if (schema.getItems() != null && schema.getItems().getSchema() != null) {
+            ruleMessages(schema.getItems().getSchema(), path + "[*]", skipped, out);
+        }
+        if (schema.getAdditionalProperties() != null && schema.getAdditionalProperties().getSchema() != null) {
+            ruleMessages(schema.getAdditionalProperties().getSchema(), path + "[*]", skipped, out);
+        }
+    }
+
     static List<Object> enumValues(JSONSchemaProps s) {
         return s.getEnum() == null ? List.of() : s.getEnum().stream().map(CrdValidator::plain).toList();
     }

@@ -8,7 +8,6 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.fabric8.kubernetes.api.model.apiextensions.v1.JSONSchemaProps;
-import io.fabric8.kubernetes.api.model.apiextensions.v1.ValidationRule;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -51,12 +50,6 @@ class PoolCrdValidationTest {
     private static final String T = "template: {spec: {provider: p}}";
     private static final String NO_PROVIDER = "template: {spec: {}}";
 
-    record RuleCase(String message, String valid, String invalid) {
-        @Override
-        public String toString() {
-            return message + " <- " + invalid;
-        }
-    }
 
     static Stream<RuleCase> ruleCases() {
         return Stream.of(
@@ -129,8 +122,7 @@ class PoolCrdValidationTest {
         Set<String> covered = ruleCases().map(RuleCase::message).collect(Collectors.toCollection(TreeSet::new));
         covered.add(NAME_LENGTH);
 
-        Set<String> messages = new TreeSet<>();
-        ruleMessages(POOLS.schema(), "", messages);
+        Set<String> messages = new TreeSet<>(CrdValidator.ruleMessages(POOLS.schema(), Set.of(".spec.template.spec")));
         assertEquals(covered, messages.stream().map(m -> m.startsWith(NAME_LENGTH) ? NAME_LENGTH : m)
                 .collect(Collectors.toCollection(TreeSet::new)));
     }
@@ -266,25 +258,5 @@ class PoolCrdValidationTest {
 
     private static Map<String, Object> plain(JSONSchemaProps schema) {
         return JsonValues.asMap(JsonValues.normalize(JsonValues.FABRIC8.convertValue(schema, Map.class)));
-    }
-
-    /** The messages of every rule, leaving out the subtree at {@code spec.template.spec}. */
-    private static void ruleMessages(JSONSchemaProps schema, String path, Set<String> out) {
-        if (path.equals(".spec.template.spec")) {
-            return;
-        }
-        if (schema.getXKubernetesValidations() != null) {
-            schema.getXKubernetesValidations().stream().map(ValidationRule::getMessage).forEach(out::add);
-        }
-        if (schema.getProperties() != null) {
-            schema.getProperties().forEach((k, p) -> ruleMessages(p, path + "." + k, out));
-        }
-        if (schema.getItems() != null && schema.getItems().getSchema() != null) {
-            ruleMessages(schema.getItems().getSchema(), path + "[*]", out);
-        }
-        if (schema.getAdditionalProperties() != null && schema.getAdditionalProperties().getSchema() != null) {
-            ruleMessages(schema.getAdditionalProperties().getSchema(), path + "[*]", out);
-        }
-        assertTrue(out.stream().allMatch(m -> m != null && !m.isBlank()), "every rule needs a message");
     }
 }

@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 
 import com.example.crawl.egress.api.TargetPolicyCrdValidationTest.Bound;
-import com.example.crawl.egress.api.TargetPolicyCrdValidationTest.RuleCase;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
