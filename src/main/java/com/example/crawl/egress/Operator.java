@@ -65,7 +65,7 @@ final class Operator {
     private static final Duration SYNC_TIMEOUT = Duration.ofMinutes(2);
     /** Pool reconciles are short (cache reads, a few writes); two workers keep one slow API call from stalling all pools. */
     private static final int POOL_WORKERS = 2;
-    /** A status write per policy change: one worker keeps up with any rate people edit policies at. */
+    /** A status write per policy change, and policies change as often as people edit them: one worker. */
     private static final int POLICY_WORKERS = 1;
 
     private Operator() {

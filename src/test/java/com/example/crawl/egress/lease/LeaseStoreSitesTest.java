@@ -73,12 +73,11 @@ class LeaseStoreSitesTest {
         List<Candidate> fleet = List.of(proxy("crawl", "a", 5));
         Lease first = lend(fleet, SHOP);
         store.release(first.id());
-        Lease second = lend(fleet, SHOP);
+        lend(fleet, SHOP);
 
         clock.advance(TTL);
 
         assertEquals("a", lend(fleet, SHOP).name(), "second expired, and an expired lease holds no slot");
-        assertEquals("a", second.name());
     }
 
     @Test
