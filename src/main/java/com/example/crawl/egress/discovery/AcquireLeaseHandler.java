@@ -22,9 +22,10 @@ import tools.jackson.databind.node.ObjectNode;
 /**
  * {@code POST /v1/leases}: lends the best matching proxy. 201 with the lease, or 409
  * {@code no_match} with counts that add up: {@code considered = atCapacity + inCooldown +
- * unhealthy + atSiteLimit + paced}, and, when a healthy proxy matches, {@code retryAfterSeconds} and a {@code Retry-After}
- * header: how soon the first of them is free again. Every matching proxy is handed to the store, unhealthy ones too, so that they are
- * counted; the store selects and records the lease under its one lock. A proxy being deleted or a
+ * unhealthy + atSiteLimit + paced}, and, when a healthy proxy matches, {@code retryAfterSeconds}
+ * and a {@code Retry-After} header: how soon the first of them is free again. Every matching proxy
+ * is handed to the store, unhealthy ones too, so that they are counted; the store selects and
+ * records the lease under its one lock. A proxy being deleted or a
  * retired pool member is not a candidate at all (nor counted): the catalog leaves it out.
  *
  * <p>The 201 is the one answer that carries the proxy's credentials. A proxy that demands
