@@ -22,7 +22,8 @@ import tools.jackson.databind.node.ObjectNode;
  * what the status calls Ready and healthy is what discovery lends. Any other proxy is listed, as
  * unhealthy.
  *
- * @param candidate what the store selects on (namespace, name, attributes, health, latency, maxLeases)
+ * @param candidate what the store selects on (namespace, name, attributes, health, latency, maxLeases,
+ *                  egress address)
  * @param host      the address to connect to, or null while there is none
  * @param port      its port, or null while there is no address
  * @param phase     {@code status.phase}, or null before the operator wrote one
@@ -58,8 +59,11 @@ record ProxyView(Candidate candidate, String host, Integer port, Phase phase, Pr
         // The status's own word, both halves: phase Ready and Healthy=True (see the class comment).
         boolean healthy = host != null && status.phase() == Phase.Ready
                 && Conditions.find(status.conditions(), Condition.HEALTHY).map(Condition::isTrue).orElse(false);
+        // Only the operator writes it; anything but an address (a hand-edited status) counts as unknown.
+        String egressIP = status.egressIP() == null || status.egressIP().isBlank() || status.egressIP().contains("/")
+                ? null : status.egressIP();
         Candidate candidate = new Candidate(proxy.getMetadata().getNamespace(), proxy.getMetadata().getName(),
-                spec.attributes(), healthy, status.latencyMillis(), Math.max(1, spec.maxLeases()));
+                spec.attributes(), healthy, status.latencyMillis(), Math.max(1, spec.maxLeases()), egressIP);
         return Optional.of(new ProxyView(candidate, host, port, status.phase(), proxy));
     }
 
@@ -119,7 +123,8 @@ record ProxyView(Candidate candidate, String host, Integer port, Phase phase, Pr
         return out.put("healthy", candidate.healthy())
                 .put("phase", phase == null ? null : phase.name())
                 .put("latencyMillis", candidate.latencyMillis())
-                .put("maxLeases", candidate.maxLeases());
+                .put("maxLeases", candidate.maxLeases())
+                .put("egressIP", candidate.egressIP());
     }
 
 }

@@ -14,14 +14,15 @@ import java.util.Objects;
  *                      True); unhealthy proxies are never lent
  * @param latencyMillis its {@code status.latencyMillis}, or null; lower wins a tie on lease count
  * @param maxLeases     its {@code spec.maxLeases}: concurrent leases it accepts
+ * @param egressIP      its {@code status.egressIP}, the address sites see, or null while unknown
  * @param key           {@code namespace/name}, the proxy's identity in the store. A component so that
  *                      it is built and hashed once per candidate, not on every scan of every acquire
  *                      (that was most of an acquire's cost with 1,000 proxies); the six-argument
- *                      constructor derives it
+ *                      constructors derive it
  */
 public record Candidate(
         String namespace, String name, Map<String, String> attributes, boolean healthy, Long latencyMillis,
-        int maxLeases, String key) {
+        int maxLeases, String egressIP, String key) {
 
     /**
      * Which of two proxies with as many active leases is lent first: lower latency (unknown last),
@@ -31,9 +32,15 @@ public record Candidate(
             .comparingLong((Candidate c) -> c.latencyMillis() == null ? Long.MAX_VALUE : c.latencyMillis())
             .thenComparing(Candidate::namespace).thenComparing(Candidate::name);
 
+    /** A candidate whose egress address is not known. */
     public Candidate(String namespace, String name, Map<String, String> attributes, boolean healthy,
             Long latencyMillis, int maxLeases) {
-        this(namespace, name, attributes, healthy, latencyMillis, maxLeases, namespace + "/" + name);
+        this(namespace, name, attributes, healthy, latencyMillis, maxLeases, null);
+    }
+
+    public Candidate(String namespace, String name, Map<String, String> attributes, boolean healthy,
+            Long latencyMillis, int maxLeases, String egressIP) {
+        this(namespace, name, attributes, healthy, latencyMillis, maxLeases, egressIP, namespace + "/" + name);
     }
 
     public Candidate {
@@ -46,6 +53,18 @@ public record Candidate(
         if (maxLeases < 1) {
             throw new IllegalArgumentException("maxLeases must be at least 1: " + maxLeases);
         }
+        if (egressIP != null && (egressIP.isEmpty() || egressIP.indexOf('/') >= 0)) {
+            throw new IllegalArgumentException("egressIP must be an address: " + egressIP);
+        }
+    }
+
+    /**
+     * Who a site sees: its egress address when known, else the proxy itself ({@link #key}, which
+     * holds a slash no address does). Cooldowns and per-site limits are kept per identity, so
+     * proxies behind one address share them, and one whose address comes back inherits them.
+     */
+    public String identity() {
+        return egressIP != null ? egressIP : key;
     }
 
     /** Whether every entry of {@code selector} is among the attributes (an empty selector matches all). */

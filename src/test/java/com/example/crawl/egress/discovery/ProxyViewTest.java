@@ -45,6 +45,24 @@ class ProxyViewTest {
     }
 
     @Test
+    void shouldShowTheEgressAddressTheStatusLearnedAndCountAnythingElseAsUnknown() {
+        Proxy proxy = DiscoveryWorld.managed("m", "10.1.2.3", Map.of(), 1, true, 7L);
+        assertNull(ProxyView.of(proxy).orElseThrow().toJson(0).get("egressIP").asString(null));
+        assertEquals("crawl/m", ProxyView.of(proxy).orElseThrow().candidate().identity());
+
+        proxy.setStatus(proxy.getStatus().withEgressIP("198.51.100.7"));
+        ProxyView learned = ProxyView.of(proxy).orElseThrow();
+        assertEquals("198.51.100.7", learned.toJson(0).get("egressIP").asString());
+        assertEquals("198.51.100.7", learned.toLeaseJson(Optional.empty()).get("egressIP").asString());
+        assertEquals("198.51.100.7", learned.candidate().identity());
+
+        for (String notAnAddress : new String[] {"", " ", "198.51.100.0/24"}) {
+            proxy.setStatus(proxy.getStatus().withEgressIP(notAnAddress));
+            assertNull(ProxyView.of(proxy).orElseThrow().candidate().egressIP(), notAnAddress);
+        }
+    }
+
+    @Test
     void shouldListEveryAttributeInNameOrder() {
         ObjectNode listed = ProxyView.of(DiscoveryWorld.managed("m", "10.1.2.3", Map.of("zone", "b", "region", "eu"),
                 1, true, 7L)).orElseThrow().toJson(0);

@@ -16,12 +16,21 @@ class CandidateKeyTest {
         Candidate c = new Candidate("crawl", "p1", Map.of(), true, null, 1);
         assertEquals("crawl/p1", c.key());
         assertSame(c.key(), c.key(), "the same string every time, so its hash is computed once");
-        assertEquals(c, new Candidate("crawl", "p1", Map.of(), true, null, 1, "crawl/p1"));
+        assertEquals(c, new Candidate("crawl", "p1", Map.of(), true, null, 1, null, "crawl/p1"));
     }
 
     @Test
     void shouldRefuseAKeyThatIsNotNamespaceSlashName() {
-        assertThrows(IllegalArgumentException.class, () -> new Candidate("crawl", "p1", Map.of(), true, null, 1, "p1"));
+        assertThrows(IllegalArgumentException.class, () -> new Candidate("crawl", "p1", Map.of(), true, null, 1, null, "p1"));
+    }
+
+    @Test
+    void shouldBeKnownBySitesByItsEgressAddressOnceKnown() {
+        assertEquals("crawl/p1", new Candidate("crawl", "p1", Map.of(), true, null, 1).identity());
+        assertEquals("198.51.100.7", new Candidate("crawl", "p1", Map.of(), true, null, 1, "198.51.100.7").identity());
+        assertThrows(IllegalArgumentException.class, () -> new Candidate("crawl", "p1", Map.of(), true, null, 1, ""));
+        assertThrows(IllegalArgumentException.class,
+                () -> new Candidate("crawl", "p1", Map.of(), true, null, 1, "198.51.100.0/24"));
     }
 
     @Test
