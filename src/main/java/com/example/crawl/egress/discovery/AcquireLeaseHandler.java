@@ -56,7 +56,7 @@ final class AcquireLeaseHandler implements HttpHandler {
         // Filtered here, outside the store's lock, so that the lock is held only for matching proxies.
         List<Candidate> candidates = request.selector().isEmpty() ? snapshot.candidates()
                 : snapshot.candidates().stream().filter(c -> c.matches(request.selector())).toList();
-        Acquisition outcome = leases.acquire(candidates, request.selector(), request.target(), request.ttl());
+        Acquisition outcome = leases.acquire(candidates, request.ask());
         recorder.acquired(outcome);
         switch (outcome) {
             case Acquisition.Granted granted -> Responses.json(exchange, 201,

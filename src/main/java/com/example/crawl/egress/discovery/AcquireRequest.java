@@ -1,5 +1,6 @@
 package com.example.crawl.egress.discovery;
 
+import com.example.crawl.egress.lease.LeaseAsk;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -22,6 +23,11 @@ record AcquireRequest(Map<String, String> selector, Duration ttl, Optional<Strin
 
     AcquireRequest {
         selector = Map.copyOf(selector);
+    }
+
+    /** What the lease service is asked. */
+    LeaseAsk ask() {
+        return new LeaseAsk(selector, target, ttl);
     }
 
     /**

@@ -19,9 +19,14 @@ public interface LeaseService {
     /** The longest TTL a client may ask for. */
     Duration maxTtl();
 
-    /** See {@link LeaseStore#acquire}. @throws Unavailable when this replica cannot grant now */
-    Acquisition acquire(Collection<Candidate> candidates, Map<String, String> selector, Optional<String> target,
-            Duration ttl);
+    /** See {@link LeaseStore#acquire(Collection, LeaseAsk)}. @throws Unavailable when this replica cannot grant now */
+    Acquisition acquire(Collection<Candidate> candidates, LeaseAsk ask);
+
+    /** A lease of {@code ttl} for {@code target} on a proxy matching {@code selector}, nothing else asked. */
+    default Acquisition acquire(Collection<Candidate> candidates, Map<String, String> selector, Optional<String> target,
+            Duration ttl) {
+        return acquire(candidates, new LeaseAsk(selector, target, ttl));
+    }
 
     /** Ends a lease; idempotent. @throws Unavailable when this replica cannot take it now */
     void release(String id);

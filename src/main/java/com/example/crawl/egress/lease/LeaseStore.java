@@ -169,12 +169,13 @@ public final class LeaseStore implements LeaseService, AutoCloseable {
      * capacity, health and cooldowns still hold, but a slower free proxy may be chosen.) Without a
      * match every candidate is counted, for the {@link Acquisition.NoMatch} figures.
      *
-     * @param ttl the lease's lifetime, from zero (exclusive) to {@link #maxTtl()}
-     * @throws IllegalArgumentException for a TTL out of those bounds
+     * @throws IllegalArgumentException for a TTL out of the ask's bounds
      */
     @Override
-    public Acquisition acquire(Collection<Candidate> candidates, Map<String, String> selector, Optional<String> target,
-            Duration ttl) {
+    public Acquisition acquire(Collection<Candidate> candidates, LeaseAsk ask) {
+        Map<String, String> selector = ask.selector();
+        Optional<String> target = ask.target();
+        Duration ttl = ask.ttl();
         if (ttl.isNegative() || ttl.isZero() || ttl.compareTo(limits.maxTtl()) > 0) {
             throw new IllegalArgumentException("ttl must be above 0 and at most " + limits.maxTtl() + ": " + ttl);
         }

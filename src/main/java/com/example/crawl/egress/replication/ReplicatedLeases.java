@@ -3,6 +3,7 @@ package com.example.crawl.egress.replication;
 import com.example.crawl.egress.clock.NanoClock;
 import com.example.crawl.egress.lease.Acquisition;
 import com.example.crawl.egress.lease.Candidate;
+import com.example.crawl.egress.lease.LeaseAsk;
 import com.example.crawl.egress.lease.LeaseIds;
 import com.example.crawl.egress.lease.LeaseService;
 import com.example.crawl.egress.lease.LeaseState;
@@ -294,10 +295,9 @@ public final class ReplicatedLeases implements LeaseService, AutoCloseable {
     }
 
     @Override
-    public Acquisition acquire(Collection<Candidate> candidates, Map<String, String> selector, Optional<String> target,
-            Duration ttl) {
+    public Acquisition acquire(Collection<Candidate> candidates, LeaseAsk ask) {
         serving();
-        return store.acquire(candidates, selector, target, ttl);
+        return store.acquire(candidates, ask);
     }
 
     @Override
