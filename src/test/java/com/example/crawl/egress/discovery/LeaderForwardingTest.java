@@ -9,6 +9,7 @@ import com.example.crawl.egress.api.Proxy;
 import com.example.crawl.egress.api.ProxyCredentials;
 import com.example.crawl.egress.lease.Acquisition;
 import com.example.crawl.egress.lease.Candidate;
+import com.example.crawl.egress.lease.LeaseAsk;
 import com.example.crawl.egress.lease.LeaseService;
 import com.example.crawl.egress.lease.LeaseService.Placement;
 import com.example.crawl.egress.lease.LeaseStore;
@@ -64,8 +65,7 @@ class LeaderForwardingTest {
         }
 
         @Override
-        public Acquisition acquire(Collection<Candidate> candidates, Map<String, String> selector,
-                Optional<String> target, Duration ttl) {
+        public Acquisition acquire(Collection<Candidate> candidates, LeaseAsk ask) {
             served.add("acquire");
             throw new Unavailable("the leader moved on", Duration.ofSeconds(3));
         }
