@@ -97,6 +97,12 @@ final class FlagTable {
                         + "8443-8450)")
                 .define("default-probe-url", "http://connectivitycheck.gstatic.com/generate_204",
                         "URL probed through each proxy when its healthCheck.url is unset")
+                .define("egress-echo-url", "", "URL fetched through each proxy after a successful probe to learn the "
+                        + "address sites see (status.egressIP); it must answer with the caller's IP as text, as "
+                        + "https://checkip.amazonaws.com does. Unset: no address is learned (in --local, the local "
+                        + "target's /ip)")
+                .define("egress-echo-interval", "10m", "least time between two echo fetches of one proxy, and the "
+                        + "longest a learned address goes unchecked: from 1m to 24h")
                 .define("max-concurrent-probes", "1000", "health probes in flight at once (each a socket and a virtual thread)")
                 .define("latency-report-interval", "60s",
                         "shortest interval between latency-only status updates of a healthy proxy")

@@ -59,6 +59,12 @@ public record OperatorConfig(
      */
     public static final URI LOCAL_PROBE_URL = URI.create("http://127.0.0.1:8091/generate_204");
 
+    /**
+     * The egress echo of local mode unless {@code --egress-echo-url} says otherwise, served by the
+     * same loopback target as {@link #LOCAL_PROBE_URL}; only while that target is served.
+     */
+    public static final URI LOCAL_ECHO_URL = URI.create("http://127.0.0.1:8091/ip");
+
     /** Where local mode's listeners bind unless their address flags say otherwise. */
     private static final String LOCAL_LISTEN_HOST = "127.0.0.1";
     /** The environment variable that carries the discovery API's bearer token. */
@@ -208,8 +214,32 @@ public record OperatorConfig(
         }
     }
 
-    /** Health probing defaults and limits. */
-    public record Probes(URI defaultUrl, int maxConcurrent, Duration latencyReportInterval, boolean trace) { }
+    /**
+     * Health probing defaults and limits.
+     *
+     * @param echo where a proxy's egress address is learned after a successful probe; empty when
+     *             {@code --egress-echo-url} is unset (outside local mode): no address is learned
+     */
+    public record Probes(URI defaultUrl, int maxConcurrent, Duration latencyReportInterval, boolean trace,
+            Optional<Echo> echo) {
+
+        /** Probing that learns no egress address. */
+        public Probes(URI defaultUrl, int maxConcurrent, Duration latencyReportInterval, boolean trace) {
+            this(defaultUrl, maxConcurrent, latencyReportInterval, trace, Optional.empty());
+        }
+    }
+
+    /**
+     * The egress echo: an http or https URL that answers with the caller's address as text.
+     *
+     * @param interval the longest a learned address goes unchecked, and the least time between two
+     *                 fetches of one proxy's echo (a failed one included)
+     */
+    public record Echo(URI url, Duration interval) {
+        /** The bounds of {@code --egress-echo-interval}. */
+        static final Duration MIN_INTERVAL = Duration.ofMinutes(1);
+        static final Duration MAX_INTERVAL = Duration.ofHours(24);
+    }
 
     /** Log line format and the lowest level logged. */
     public record Logging(LogFormat format, Level level) { }
@@ -265,9 +295,7 @@ public record OperatorConfig(
                 replication(f, env, local),
                 discovery(f, env, local),
                 new Egress(f.cidrs("egress-deny-cidrs"), f.ports("egress-connect-ports")),
-                new Probes(local && !f.isSet("default-probe-url") ? LOCAL_PROBE_URL : f.httpUrl("default-probe-url"),
-                        f.integer("max-concurrent-probes", 1, 100_000),
-                        positive(f, "latency-report-interval"), f.bool("trace-health-probes")),
+                probes(f, local),
                 logging(f),
                 OtelVariables.parse(env));
     }
@@ -425,6 +453,20 @@ public record OperatorConfig(
         }
         return new Discovery(token, open, f.integer("discovery-max-connections", 1, 1_000_000),
                 wholeSeconds(f, "discovery-request-timeout"), wholeSeconds(f, "discovery-idle-timeout"));
+    }
+
+    private static Probes probes(Flags f, boolean local) throws ConfigException {
+        URI probeUrl = local && !f.isSet("default-probe-url") ? LOCAL_PROBE_URL : f.httpUrl("default-probe-url");
+        Duration interval = f.duration("egress-echo-interval");
+        if (interval.compareTo(Echo.MIN_INTERVAL) < 0 || interval.compareTo(Echo.MAX_INTERVAL) > 0) {
+            throw Flags.invalid("egress-echo-interval", f.string("egress-echo-interval"), "must be from 1m to 24h");
+        }
+        // Outside local mode no third party is called unless named; local mode's own target echoes.
+        Optional<URI> echoUrl = f.isSet("egress-echo-url") ? Optional.of(f.httpUrl("egress-echo-url"))
+                : local && probeUrl.equals(LOCAL_PROBE_URL) ? Optional.of(LOCAL_ECHO_URL) : Optional.empty();
+        return new Probes(probeUrl, f.integer("max-concurrent-probes", 1, 100_000),
+                positive(f, "latency-report-interval"), f.bool("trace-health-probes"),
+                echoUrl.map(url -> new Echo(url, interval)));
     }
 
     private static Logging logging(Flags f) throws ConfigException {

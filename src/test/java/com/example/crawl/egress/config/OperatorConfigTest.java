@@ -108,6 +108,10 @@ class OperatorConfigTest {
         "--discovery-address=8090 | invalid value \"8090\" for flag --discovery-address: expected [host]:port, for example :8090 or 127.0.0.1:8090",
         "--discovery-address=:99999 | invalid value \":99999\" for flag --discovery-address: port must be between 0 and 65535",
         "--default-probe-url=ftp://x/ | invalid value \"ftp://x/\" for flag --default-probe-url: expected an absolute http:// or https:// URL",
+        "--egress-echo-url=checkip.amazonaws.com | invalid value \"checkip.amazonaws.com\" for flag --egress-echo-url: expected an absolute http:// or https:// URL",
+        "--egress-echo-interval=30s | invalid value \"30s\" for flag --egress-echo-interval: must be from 1m to 24h",
+        "--egress-echo-interval=25h | invalid value \"25h\" for flag --egress-echo-interval: must be from 1m to 24h",
+        "--egress-echo-interval=often | invalid value \"often\" for flag --egress-echo-interval: expected a duration such as 500ms, 10s, 5m or 1h30m",
         "--log-format=xml | invalid value \"xml\" for flag --log-format: expected one of json, text",
         "--log-level=loud | invalid value \"loud\" for flag --log-level: expected one of error, warn, info, debug, trace",
         "--provider-check-interval=5s | invalid value \"5s\" for flag --provider-check-interval: must be 0 (off) or at least 10s",
@@ -234,6 +238,25 @@ class OperatorConfigTest {
     }
 
     @Test
+    void shouldCallNoEgressEchoUnlessToldOutsideLocalMode() throws ConfigException {
+        assertEquals(Optional.empty(), parse().probes().echo(), "no third party is called by default");
+        assertEquals(Optional.of(new OperatorConfig.Echo(java.net.URI.create("https://checkip.amazonaws.com"),
+                        Duration.ofMinutes(10))),
+                parse("--egress-echo-url=https://checkip.amazonaws.com").probes().echo());
+        assertEquals(Duration.ofHours(1), parse("--egress-echo-url=http://echo.test/", "--egress-echo-interval=1h")
+                .probes().echo().orElseThrow().interval());
+    }
+
+    @Test
+    void shouldEchoThroughLocalModesOwnTargetWhileItServesOne() throws ConfigException {
+        assertEquals(OperatorConfig.LOCAL_ECHO_URL, parse("--local").probes().echo().orElseThrow().url());
+        assertEquals(java.net.URI.create("https://api.ipify.org"),
+                parse("--local", "--egress-echo-url=https://api.ipify.org").probes().echo().orElseThrow().url());
+        assertEquals(Optional.empty(), parse("--local", "--default-probe-url=http://example.test/ok").probes().echo(),
+                "probing elsewhere, local mode serves no target to echo");
+    }
+
+    @Test
     void shouldSkipLeaderElectionInLocalModeUnlessAskedFor() throws ConfigException {
         assertFalse(parse("--local").leaderElection().enabled());
         assertTrue(parse("--local", "--leader-elect=true").leaderElection().enabled());
@@ -305,7 +328,7 @@ class OperatorConfigTest {
                 "health-address", "discovery-address", "max-concurrent-reconciles", "provisioning-poll",
                 "deletion-poll", "drift-poll", "quota-retry", "gc-interval", "gc-min-age", "gc-allow-namespaced",
                 "provider-check-interval", "provider-check-timeout", "max-lease-ttl", "cooldown-window",
-                "default-probe-url", "max-concurrent-probes", "log-format", "log-level", "discovery-max-connections",
+                "default-probe-url", "egress-echo-url", "egress-echo-interval", "max-concurrent-probes", "log-format", "log-level", "discovery-max-connections",
                 "discovery-request-timeout", "discovery-idle-timeout")) {
             assertTrue(help.contains("  --" + flag), flag);
         }
