@@ -20,7 +20,8 @@ import javax.net.ssl.SSLSocketFactory;
 
 /**
  * One probe over one fresh connection: resolve the proxy, connect, then either {@code CONNECT}
- * and TLS inside the tunnel and an origin-form {@code GET}, or an absolute-URI {@code GET}.
+ * and TLS inside the tunnel and an origin-form {@code GET}, or an absolute-URI {@code GET}; then
+ * the status line ({@link #run}), or for the egress echo the body too ({@link #fetch}).
  *
  * <p>Used by one probing thread, except {@link #expire}, which the watchdog calls at the deadline
  * to close the connection from outside. {@link #step} says how far the probe got, so that an
@@ -62,6 +63,31 @@ final class Attempt {
      * @throws IOException    any network failure; {@link #step} tells where
      */
     StatusLine run() throws IOException, ProbeException {
+        return request().status();
+    }
+
+    /**
+     * Fetches the target's body, as the egress echo does: the answer must be a 200 whose body
+     * holds at most {@code max} bytes (see {@link HeadReader#body}).
+     *
+     * @throws ProbeException a refusal, another status, or an unreadable or longer body
+     * @throws IOException    any network failure; {@link #step} tells where
+     */
+    byte[] fetch(int max) throws IOException, ProbeException {
+        Answer answer = request();
+        if (answer.status().code() == 407) {
+            throw new ProbeException(FailureReason.ProxyAuthRequired, "proxy wants credentials (" + answer.status() + ")");
+        }
+        if (answer.status().code() != 200) {
+            throw new ProbeException(FailureReason.UnexpectedStatus, "answered " + answer.status() + ", expected 200");
+        }
+        return answer.reader().body(max);
+    }
+
+    /** A final status line, and the reader positioned just after it. */
+    private record Answer(StatusLine status, HeadReader reader) { }
+
+    private Answer request() throws IOException, ProbeException {
         InetAddress proxy = resolve();
         step = Step.CONNECT;
         Socket raw = connect(proxy);
@@ -183,7 +209,7 @@ final class Attempt {
     }
 
     /** @param extraHeaders whole header lines, each ending in CRLF, or empty */
-    private StatusLine exchange(Socket s, String requestLine, String extraHeaders) throws IOException, ProbeException {
+    private Answer exchange(Socket s, String requestLine, String extraHeaders) throws IOException, ProbeException {
         send(s, requestLine + "\r\nHost: " + hostHeader() + "\r\nUser-Agent: " + USER_AGENT
                 + "\r\nConnection: close\r\n" + extraHeaders + "\r\n");
         HeadReader reader = new HeadReader(s, deadline);
@@ -192,7 +218,7 @@ final class Attempt {
             reader.skipHeaders();
             answer = reader.statusLine();
         }
-        return answer;
+        return new Answer(answer, reader);
     }
 
     /** The {@code Proxy-Authorization} header line, or empty when the proxy demands no credentials. */

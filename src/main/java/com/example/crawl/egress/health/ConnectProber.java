@@ -37,11 +37,15 @@ import javax.net.ssl.X509ExtendedTrustManager;
  * trickles in a byte at a time. It never throws for what the network, the proxy or the target
  * does, and does not log. Only the status line is read; the connection is then closed.
  *
+ * <p>The same path fetches the egress echo ({@link #fetch}): a 200 whose body, at most {@value
+ * EchoBody#MAX_BYTES} bytes, names an IP address ({@link EchoBody}). The echo is always verified
+ * against the trust store: its URL is the operator's flag, not a Proxy's spec.
+ *
  * <p>An interrupted probe ends at once as a timeout and keeps the thread's interrupt status.
  * {@link #close} stops the watchdog and is idempotent; probing afterwards throws
  * {@link java.util.concurrent.RejectedExecutionException}.
  */
-public final class ConnectProber implements Prober, AutoCloseable {
+public final class ConnectProber implements Prober, EgressEcho, AutoCloseable {
 
     private final SSLSocketFactory verifying;
     private final SSLSocketFactory trustingAll;
@@ -71,7 +75,7 @@ public final class ConnectProber implements Prober, AutoCloseable {
     public ProbeResult probe(ProbeTarget target) {
         Deadline deadline = Deadline.after(target.timeout());
         Attempt attempt = new Attempt(target, deadline, target.insecureSkipVerify() ? trustingAll : verifying);
-        ScheduledFuture<?> alarm = watchdog.schedule(attempt::expire, deadline.remainingNanos(), TimeUnit.NANOSECONDS);
+        ScheduledFuture<?> alarm = arm(attempt, deadline);
         try {
             StatusLine answer = attempt.run();
             return judge(target, attempt, answer, deadline.elapsed());
@@ -83,6 +87,31 @@ public final class ConnectProber implements Prober, AutoCloseable {
             alarm.cancel(false);
             attempt.close();
         }
+    }
+
+    /** Fetches the egress echo at {@code target}'s URL through its proxy; never throws for what the network does. */
+    @Override
+    public EchoResult fetch(ProbeTarget target) {
+        Deadline deadline = Deadline.after(target.timeout());
+        Attempt attempt = new Attempt(target, deadline, verifying);
+        ScheduledFuture<?> alarm = arm(attempt, deadline);
+        try {
+            return EchoBody.read(attempt.fetch(EchoBody.MAX_BYTES));
+        } catch (ProbeException e) {
+            return new EchoResult.Failed(attempt.describe(attempt.step()) + ": " + e.getMessage());
+        } catch (IOException e) {
+            String detail = attempt.expired() || e instanceof SocketTimeoutException || Thread.currentThread().isInterrupted()
+                    ? "no complete answer within " + human(target.timeout()) : detail(e);
+            return new EchoResult.Failed(attempt.describe(attempt.step()) + ": " + detail);
+        } finally {
+            alarm.cancel(false);
+            attempt.close();
+        }
+    }
+
+    /** Has the watchdog close the attempt's connection at its deadline. */
+    private ScheduledFuture<?> arm(Attempt attempt, Deadline deadline) {
+        return watchdog.schedule(attempt::expire, deadline.remainingNanos(), TimeUnit.NANOSECONDS);
     }
 
     /** Stops the watchdog thread. Idempotent. */
