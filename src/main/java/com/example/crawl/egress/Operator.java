@@ -91,7 +91,7 @@ final class Operator {
         WorkQueue<PolicyKey> policyQueue = new WorkQueue<>(limiter(), NanoClock.system(), metrics.policyQueue());
         ConnectProber prober = shutdown.register(CLIENTS, new ConnectProber());
         HealthEngine engine = shutdown.register(PROBES, new HealthEngine(informers::proxies, informers::credentials,
-                prober, queue::add, config.probes(), metrics.probes(), tracer));
+                prober, prober, queue::add, config.probes(), metrics.probes(), tracer));
         ProviderHealthMonitor providerHealth = shutdown.register(PROBES, ProviderHealthMonitor.create(client,
                 backend.providers(), config.providerChecks(), tracer));
         EventRecorder events = shutdown.register(EVENTS, new EventRecorder(client, config.leaderElection().identity(),

@@ -14,6 +14,7 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ThreadLocalRandom;
@@ -46,6 +47,13 @@ import org.slf4j.LoggerFactory;
  * ProbeObserver}s, so that the store lends the proxy again once a probe that began after the
  * failures succeeded.
  *
+ * <p>With an egress echo configured ({@code --egress-echo-url}), a successful probe is followed,
+ * on the same thread and through the same proxy, by a fetch of the echo when one is due: the
+ * first time, and then at most once per {@code --egress-echo-interval} (see {@link
+ * ProxyHealth#echoDue}). The address it tells goes into the verdict, and a new one is reported
+ * like a verdict change. A failed fetch is logged and changes nothing: the probe still counts as
+ * a success, and the address last learned stays.
+ *
  * <p>When the verdict that status should show changes (see {@link ProxyHealth#apply}), the engine
  * publishes it, for {@link #verdict}, and hands the key to the listener (the reconcile queue); if
  * the listener throws, the key counts as not reported and the next probe reports it again. The
@@ -76,6 +84,7 @@ public final class HealthEngine implements HealthSource, AutoCloseable {
     private final Supplier<? extends Collection<Proxy>> proxies;
     private final Function<Proxy, Optional<ProxyCredentials>> credentials;
     private final Prober prober;
+    private final EgressEcho echo;
     private final OperatorConfig.Probes config;
     private final Tracer tracer;
     private final VerdictTable verdicts;
@@ -91,23 +100,33 @@ public final class HealthEngine implements HealthSource, AutoCloseable {
      * @param credentials what each proxy demands, looked up on every tick (a rotated password is
      *                    used from the next probe on); must not block
      * @param prober   sends one probe
+     * @param echo     fetches the egress echo, when {@code config.echo()} names one
      * @param listener receives the key of a proxy whose reported verdict changed; must not block
-     * @param config   default probe URL, concurrency limit, latency report interval
+     * @param config   default probe URL, concurrency limit, latency report interval, egress echo
      * @param recorder receives every probe, for metrics
      * @param tracer   makes a span per probe when {@code config.trace()} says so
      */
     public HealthEngine(Supplier<? extends Collection<Proxy>> proxies,
+            Function<Proxy, Optional<ProxyCredentials>> credentials, Prober prober, EgressEcho echo,
+            Consumer<ProxyKey> listener, OperatorConfig.Probes config, ProbeRecorder recorder, Tracer tracer) {
+        this(proxies, credentials, prober, echo, listener, config, recorder, tracer, Seams.system());
+    }
+
+    /** An engine that learns no egress address: {@code config.echo()} must be empty. */
+    public HealthEngine(Supplier<? extends Collection<Proxy>> proxies,
             Function<Proxy, Optional<ProxyCredentials>> credentials, Prober prober, Consumer<ProxyKey> listener,
             OperatorConfig.Probes config, ProbeRecorder recorder, Tracer tracer) {
-        this(proxies, credentials, prober, listener, config, recorder, tracer, Seams.system());
+        this(proxies, credentials, prober, noEcho(config), listener, config, recorder, tracer, Seams.system());
     }
 
     HealthEngine(Supplier<? extends Collection<Proxy>> proxies,
-            Function<Proxy, Optional<ProxyCredentials>> credentials, Prober prober, Consumer<ProxyKey> listener,
-            OperatorConfig.Probes config, ProbeRecorder recorder, Tracer tracer, Seams seams) {
+            Function<Proxy, Optional<ProxyCredentials>> credentials, Prober prober, EgressEcho echo,
+            Consumer<ProxyKey> listener, OperatorConfig.Probes config, ProbeRecorder recorder, Tracer tracer,
+            Seams seams) {
         this.proxies = proxies;
         this.credentials = credentials;
         this.prober = prober;
+        this.echo = echo;
         this.config = config;
         this.tracer = tracer;
         this.verdicts = new VerdictTable(seams.clock(), seams.nanos(), config.latencyReportInterval(), recorder,
@@ -115,6 +134,15 @@ public final class HealthEngine implements HealthSource, AutoCloseable {
         this.schedule = new ProbeSchedule(this::subjects, verdicts,
                 (job, started) -> seams.probeThreads().execute(() -> probe(job, started)), recorder, seams.nanos(),
                 seams.random(), config.maxConcurrent());
+    }
+
+    private static EgressEcho noEcho(OperatorConfig.Probes config) {
+        if (config.echo().isPresent()) {
+            throw new IllegalArgumentException("an egress echo URL is configured, but no EgressEcho to fetch it");
+        }
+        return target -> {
+            throw new IllegalStateException("no egress echo is configured");
+        };
     }
 
     /** The verdict last reported for {@code key}. Never blocks. */
@@ -228,7 +256,8 @@ public final class HealthEngine implements HealthSource, AutoCloseable {
         try (ActiveSpan span = config.trace() ? ProbeSpans.start(tracer, job.key(), job.target()) : ActiveSpan.none()) {
             ProbeResult result = prober.probe(job.target());
             ProbeSpans.record(span, result);
-            if (verdicts.judge(job.slot().health(), result)) { // not for an instance forgotten meanwhile
+            String egress = result instanceof ProbeResult.Success ? learnEgress(job) : null;
+            if (verdicts.judge(job.slot().health(), result, egress)) { // not for an instance forgotten meanwhile
                 tell(job.key(), started, result instanceof ProbeResult.Success);
             }
         } catch (RuntimeException e) {
@@ -237,6 +266,32 @@ public final class HealthEngine implements HealthSource, AutoCloseable {
         } finally {
             schedule.finished(job);
         }
+    }
+
+    /**
+     * After a successful probe: the address the echo tells through the same proxy, with the same
+     * credentials and timeout, when a fetch is due; else null. A failed fetch is only logged.
+     */
+    private String learnEgress(ProbeSchedule.Job job) {
+        if (config.echo().isEmpty() || !verdicts.echoDue(job.slot().health(), config.echo().get().interval())) {
+            return null;
+        }
+        ProbeTarget probe = job.target();
+        ProbeTarget target = new ProbeTarget(probe.proxyHost(), probe.proxyPort(), config.echo().get().url(),
+                Set.of(200), probe.timeout(), false, probe.credentials());
+        return switch (echo.fetch(target)) {
+            case EchoResult.Learned learned -> {
+                LOG.atDebug().addKeyValue("namespace", job.key().namespace()).addKeyValue("name", job.key().name())
+                        .addKeyValue("egressIP", learned.address()).log("Learned egress address");
+                yield learned.address();
+            }
+            case EchoResult.Failed failed -> {
+                LOG.atInfo().addKeyValue("namespace", job.key().namespace()).addKeyValue("name", job.key().name())
+                        .addKeyValue("reason", failed.message())
+                        .log("Egress echo failed; keeping the address last learned");
+                yield null;
+            }
+        };
     }
 
     private void tell(ProxyKey key, long started, boolean succeeded) {

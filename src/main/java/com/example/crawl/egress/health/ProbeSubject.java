@@ -27,10 +27,12 @@ import java.util.function.Function;
  * @param failureThreshold consecutive failures that make it unhealthy
  * @param seed             the {@code Healthy} condition in status, if any, to seed the verdict
  * @param seedLatency      {@code status.latencyMillis} beside the seed
+ * @param seedEgressIP     {@code status.egressIP} while {@code status.ip} is the host probed (an
+ *                         address learned through another host says nothing of this one); else null
  */
 record ProbeSubject(
         ProxyKey key, String instance, ProbeTarget target, Duration period, int successThreshold,
-        int failureThreshold, Optional<Boolean> seed, Long seedLatency) {
+        int failureThreshold, Optional<Boolean> seed, Long seedLatency, String seedEgressIP) {
 
     /**
      * What to probe for {@code proxy}, or empty when it has nothing to probe yet: no address, being
@@ -76,6 +78,7 @@ record ProbeSubject(
                 .map(Condition::isTrue);
         return Optional.of(new ProbeSubject(ProxyKey.of(proxy), proxy.getMetadata().getUid() + "@" + host + ":" + port,
                 target, Duration.ofSeconds(Math.max(1, hc.periodSeconds())),
-                Math.max(1, hc.successThreshold()), Math.max(1, hc.failureThreshold()), seed, status.latencyMillis()));
+                Math.max(1, hc.successThreshold()), Math.max(1, hc.failureThreshold()), seed, status.latencyMillis(),
+                host.equals(status.ip()) ? status.egressIP() : null));
     }
 }

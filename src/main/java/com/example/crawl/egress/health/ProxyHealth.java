@@ -8,8 +8,9 @@ import java.util.Optional;
 
 /**
  * One proxy's verdict as the {@link VerdictTable} keeps it: consecutive counts against the
- * thresholds, the verdict, and what was last reported to the reconciler. The schedule of its
- * probes is the {@link ProbeSlot}'s.
+ * thresholds, the verdict, the egress address last learned and when the echo was last fetched,
+ * and what was last reported to the reconciler. The schedule of its probes is the {@link
+ * ProbeSlot}'s.
  *
  * <p>Not thread-safe: every method runs under the table's lock. Times are {@code nanoTime}
  * readings, compared by subtraction. An entry is made for one instance, never reused.
@@ -23,18 +24,24 @@ final class ProxyHealth {
     private int failed;
     private Boolean verdict;
 
+    private String egressIP; // learned by this engine; null until then
+    private Long echoedAt;
+
     private Boolean reportedHealthy;
     private Long reportedLatency;
     private Long reportedAt;
+    private String reportedEgressIP;
 
     /**
      * A proxy the engine has not probed before. A {@code Healthy} condition already in status
      * (another leader's verdict) seeds the verdict and counts as reported, so the proxy keeps it
-     * until a full threshold run says otherwise; the counters start at zero either way.
+     * until a full threshold run says otherwise; the counters start at zero either way. An
+     * egress address in status counts as reported too.
      */
     ProxyHealth(ProbeSubject subject) {
         this.key = subject.key();
         this.subject = subject;
+        this.reportedEgressIP = subject.seedEgressIP();
         subject.seed().ifPresent(healthy -> {
             verdict = healthy;
             reportedHealthy = healthy;
@@ -52,11 +59,34 @@ final class ProxyHealth {
     }
 
     /**
-     * Counts one probe result and says what to report: a verdict on the first verdict, on a flip,
-     * or, while healthy, on a latency change above max(20 ms, 50 %) at most once per
-     * {@code minReportInterval}. Empty when status needs no change.
+     * Whether a successful probe at {@code now} should be followed by an echo fetch, which is then
+     * taken to be made: the first time, unless status shows an address already (then one
+     * {@code interval} later), and after that at most once per {@code interval}, whatever the last
+     * fetch found.
      */
-    Optional<HealthVerdict> apply(ProbeResult result, Instant at, long now, Duration minReportInterval) {
+    boolean echoDue(long now, Duration interval) {
+        if (echoedAt == null && reportedEgressIP != null) {
+            echoedAt = now; // before any fetch, only the seed is reported: checked an interval on
+            return false;
+        }
+        if (echoedAt != null && now - echoedAt < interval.toNanos()) {
+            return false;
+        }
+        echoedAt = now;
+        return true;
+    }
+
+    /**
+     * Counts one probe result and says what to report: a verdict on the first verdict, on a flip,
+     * or, while healthy, on a new egress address or on a latency change above max(20 ms, 50 %) at
+     * most once per {@code minReportInterval}. Empty when status needs no change.
+     *
+     * @param egress the address the echo told after this probe, or null when none was learned
+     */
+    Optional<HealthVerdict> apply(ProbeResult result, String egress, Instant at, long now, Duration minReportInterval) {
+        if (egress != null) {
+            egressIP = egress;
+        }
         switch (result) {
             case ProbeResult.Success s -> {
                 succeeded++;
@@ -76,7 +106,11 @@ final class ProxyHealth {
             return Optional.empty();
         }
         boolean flip = !verdict.equals(reportedHealthy);
-        if (!flip && !(verdict && latencyWorthReporting(result, now, minReportInterval))) {
+        // Not behind minReportInterval: the echo interval spaces out new addresses already.
+        boolean news = verdict && result instanceof ProbeResult.Success
+                && (egressIP != null && !egressIP.equals(reportedEgressIP)
+                        || latencyWorthReporting(result, now, minReportInterval));
+        if (!flip && !news) {
             return Optional.empty();
         }
         return Optional.of(describe(result, at));
@@ -87,6 +121,9 @@ final class ProxyHealth {
         reportedHealthy = v.healthy();
         reportedLatency = v.latencyMillis();
         reportedAt = now;
+        if (v.egressIP() != null) {
+            reportedEgressIP = v.egressIP();
+        }
     }
 
     private boolean latencyWorthReporting(ProbeResult result, long now, Duration minReportInterval) {
@@ -108,10 +145,10 @@ final class ProxyHealth {
         return switch (result) {
             case ProbeResult.Success s -> new HealthVerdict(address, true, millis(s.elapsed()), at,
                     "GET " + subject.target().url() + " through the proxy answered " + s.status()
-                            + " in " + millis(s.elapsed()) + " ms");
+                            + " in " + millis(s.elapsed()) + " ms", egressIP);
             case ProbeResult.Failure f -> new HealthVerdict(address, false, null, at,
                     failed + (failed == 1 ? " probe failed: " : " consecutive probes failed; last: ")
-                            + f.reason() + ": " + f.message());
+                            + f.reason() + ": " + f.message(), egressIP);
         };
     }
 

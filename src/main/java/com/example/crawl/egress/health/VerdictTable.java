@@ -112,21 +112,41 @@ final class VerdictTable {
     }
 
     /**
+     * Whether the probe of {@code health} that just succeeded should fetch the echo; if so, the
+     * fetch counts as made now (see {@link ProxyHealth#echoDue}). False for an entry no longer
+     * tracked.
+     */
+    boolean echoDue(ProxyHealth health, Duration interval) {
+        lock.lock();
+        try {
+            return current.get(health.key()) == health && health.echoDue(nanos.nanoTime(), interval);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** {@link #judge(ProxyHealth, ProbeResult, String)} of a probe that learned no egress address. */
+    boolean judge(ProxyHealth health, ProbeResult result) {
+        return judge(health, result, null);
+    }
+
+    /**
      * Counts and records one probe's result; publishes the verdict and hands the key to the
      * listener when status should change. A result for an entry forgotten or replaced while its
      * probe was in flight is dropped, and not recorded: its series are gone, and recording would
      * bring them back for good.
      *
+     * @param egress the address the echo told after this probe, or null when none was learned
      * @return whether the result counted; false when it was dropped
      */
-    boolean judge(ProxyHealth health, ProbeResult result) {
+    boolean judge(ProxyHealth health, ProbeResult result, String egress) {
         Optional<HealthVerdict> report;
         lock.lock();
         try {
             if (current.get(health.key()) != health) {
                 return false; // forgotten while in flight
             }
-            report = count(health, result);
+            report = count(health, result, egress);
         } finally {
             lock.unlock();
         }
@@ -140,9 +160,10 @@ final class VerdictTable {
      *
      * @return the verdict to report, published already; empty when status needs no change
      */
-    private Optional<HealthVerdict> count(ProxyHealth health, ProbeResult result) {
+    private Optional<HealthVerdict> count(ProxyHealth health, ProbeResult result, String egress) {
         recorder.finished(health.key(), result);
-        Optional<HealthVerdict> report = health.apply(result, clock.instant(), nanos.nanoTime(), minReportInterval);
+        Optional<HealthVerdict> report = health.apply(result, egress, clock.instant(), nanos.nanoTime(),
+                minReportInterval);
         report.ifPresent(v -> published.put(health.key(), v));
         return report;
     }

@@ -112,9 +112,17 @@ final class Pass {
         return List.copyOf(events);
     }
 
-    /** Stages "no instance address": the ip and every health field describing it go. */
+    /** Stages "no instance address": the ip and every health field describing it go, the egress address too. */
     void clearAddress() {
-        stage(s -> s.withIp(null).withHealth(null, null).withoutCondition(Condition.HEALTHY));
+        stage(s -> s.withIp(null).withHealth(null, null).withEgressIP(null).withoutCondition(Condition.HEALTHY));
+    }
+
+    /**
+     * Stages {@code ip} as the address crawlers connect to. When it is another than staged, the
+     * egress address goes: it was learned through the other one.
+     */
+    void address(String ip) {
+        stage(s -> ip.equals(s.ip()) ? s : s.withIp(ip).withEgressIP(null));
     }
 
     boolean hasFinalizer() {

@@ -145,7 +145,8 @@ public final class ProxyReconciler implements Reconciler<ProxyKey> {
     /** An existing endpoint: recorded and represented, never provisioned, no finalizer. */
     private Outcome external(Pass pass) {
         String host = pass.spec().endpoint().host();
-        pass.stage(s -> s.withProviderID(null).withIp(host));
+        pass.stage(s -> s.withProviderID(null));
+        pass.address(host);
         pass.provisioned(true, Reason.ExternalEndpoint, "external endpoint " + host + ":" + pass.spec().endpoint().port());
         applyHealth(pass, host);
         return resync();
@@ -312,7 +313,7 @@ public final class ProxyReconciler implements Reconciler<ProxyKey> {
     }
 
     private Outcome running(Pass pass, Instance instance) {
-        pass.stage(s -> s.withIp(instance.ip()));
+        pass.address(instance.ip());
         pass.provisioned(true, Reason.Created, "instance " + instance.providerID() + " is running at " + instance.ip());
         applyHealth(pass, instance.ip());
         return Outcome.after(intervals.driftPoll());
@@ -346,9 +347,10 @@ public final class ProxyReconciler implements Reconciler<ProxyKey> {
     }
 
     /**
-     * Stages the health engine's verdict, if it has one about this address. A verdict that turns
-     * the proxy unhealthy (from healthy, or as the first one) is an Event; turning healthy is not,
-     * so that a flapping proxy is one series of {@code Unhealthy} (see docs/decisions.md).
+     * Stages the health engine's verdict, if it has one about this address, with the egress
+     * address it learned (none learned: status keeps its own). A verdict that turns the proxy
+     * unhealthy (from healthy, or as the first one) is an Event; turning healthy is not, so that a
+     * flapping proxy is one series of {@code Unhealthy} (see docs/decisions.md).
      */
     private void applyHealth(Pass pass, String address) {
         Optional<HealthVerdict> verdict = health.verdict(pass.key()).filter(v -> v.address().equals(address));
@@ -364,6 +366,9 @@ public final class ProxyReconciler implements Reconciler<ProxyKey> {
         pass.stage(s -> s.withHealth(v.latencyMillis(), Conditions.timestamp(v.checkedAt()))
                 .withCondition(Condition.of(Condition.HEALTHY, v.healthy(), pass.generation(),
                         v.healthy() ? Reason.ProbeSucceeded : Reason.ProbeFailed, v.message(), v.checkedAt())));
+        if (v.egressIP() != null) {
+            pass.stage(s -> s.withEgressIP(v.egressIP()));
+        }
     }
 
     /**

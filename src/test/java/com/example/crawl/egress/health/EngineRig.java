@@ -21,6 +21,7 @@ import java.util.Deque;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.random.RandomGenerator;
@@ -34,6 +35,10 @@ final class EngineRig {
 
     final FakeClock time = new FakeClock();
     final ScriptedProber prober = new ScriptedProber();
+    /** What the egress echo tells through each proxy address; an address without an answer fails. */
+    final Map<String, EchoResult> echoes = new ConcurrentHashMap<>();
+    /** Every echo fetch, in order. */
+    final List<ProbeTarget> echoed = new CopyOnWriteArrayList<>();
     final List<Proxy> proxies = new CopyOnWriteArrayList<>();
     final List<ProxyKey> reported = new ArrayList<>();
     final RecordedProbes recorded = new RecordedProbes();
@@ -49,18 +54,29 @@ final class EngineRig {
     final HealthEngine engine;
 
     EngineRig(int maxConcurrent, RandomGenerator random) {
-        this(maxConcurrent, random, TracerProvider.noop().get("test"), false);
+        this(maxConcurrent, random, TracerProvider.noop().get("test"), false, Optional.empty());
     }
 
     /** Jitter zero, probes made spans of with {@code tracer} as {@code --trace-health-probes=<trace>} says. */
     EngineRig(Tracer tracer, boolean trace) {
-        this(256, () -> 0L, tracer, trace);
+        this(256, () -> 0L, tracer, trace, Optional.empty());
     }
 
-    private EngineRig(int maxConcurrent, RandomGenerator random, Tracer tracer, boolean trace) {
-        engine = new HealthEngine(this::list, p -> Optional.empty(), prober, this::report,
-                new OperatorConfig.Probes(DEFAULT_URL, maxConcurrent, Duration.ofSeconds(60), trace), recorded,
+    /** Jitter zero, with the egress echo {@code echo}, answered from {@link #echoes}. */
+    EngineRig(OperatorConfig.Echo echo) {
+        this(256, () -> 0L, TracerProvider.noop().get("test"), false, Optional.of(echo));
+    }
+
+    private EngineRig(int maxConcurrent, RandomGenerator random, Tracer tracer, boolean trace,
+            Optional<OperatorConfig.Echo> echo) {
+        engine = new HealthEngine(this::list, p -> Optional.empty(), prober, this::echo, this::report,
+                new OperatorConfig.Probes(DEFAULT_URL, maxConcurrent, Duration.ofSeconds(60), trace, echo), recorded,
                 tracer, new HealthEngine.Seams(time, time, this::startThread, random));
+    }
+
+    private EchoResult echo(ProbeTarget target) {
+        echoed.add(target);
+        return echoes.getOrDefault(target.proxyHost(), new EchoResult.Failed("no echo scripted"));
     }
 
     /** Jitter always zero: first probes are due at once. */
@@ -145,6 +161,11 @@ final class EngineRig {
     /** What the engine probes for {@code p}, with the default probe URL and no credentials. */
     static ProbeSubject subject(Proxy p) {
         return ProbeSubject.of(p, DEFAULT_URL, x -> Optional.empty()).orElseThrow();
+    }
+
+    /** The same proxy with {@code egressIP} in status, as another leader left it. */
+    static Proxy withEgressIP(Proxy p, String egressIP) {
+        return proxy(p.getMetadata().getName(), p.getSpec(), p.getStatus().withEgressIP(egressIP));
     }
 
     static Proxy withIp(Proxy p, String ip) {

@@ -388,6 +388,55 @@ class ProxyReconcilerTest {
     }
 
     @Test
+    void shouldWriteTheLearnedEgressAddressAndKeepItWhileVerdictsLearnNone() {
+        ProxyKey key = running("p1");
+        rig.verdicts.put(key, new HealthVerdict("10.0.0.7", true, 12L, rig.clock.instant(), "probe succeeded",
+                "203.0.113.7"));
+        rig.reconcile(key);
+        assertEquals("203.0.113.7", rig.status(key).egressIP());
+        assertEquals(Phase.Ready, rig.status(key).phase());
+
+        rig.verdicts.put(key, new HealthVerdict("10.0.0.7", true, 12L, rig.clock.instant(), "probe succeeded",
+                "203.0.113.8"));
+        rig.store.clearWrites();
+        rig.reconcile(key);
+        assertEquals("203.0.113.8", rig.status(key).egressIP(), "a new address with health unchanged");
+        assertEquals(List.of("status"), rig.store.writes());
+
+        rig.verdicts.put(key, new HealthVerdict("10.0.0.7", false, null, rig.clock.instant(), "ConnectTimeout"));
+        rig.reconcile(key);
+        assertEquals(Phase.Unhealthy, rig.status(key).phase());
+        assertEquals("203.0.113.8", rig.status(key).egressIP(), "a verdict that learned nothing keeps the address");
+
+        rig.verdicts.put(key, new HealthVerdict("10.9.9.9", true, 5L, rig.clock.instant(), "probe succeeded",
+                "198.51.100.9"));
+        rig.reconcile(key);
+        assertEquals("203.0.113.8", rig.status(key).egressIP(), "learned through another address: ignored");
+    }
+
+    @Test
+    void shouldDropTheEgressAddressWhenAnExternalEndpointMoves() {
+        ProxySpec spec = new ProxySpec(ProxySpec.Mode.External, null, null, null, null, null, null, null, null,
+                new Endpoint("proxy-a.example.net", 8080, null), null);
+        ProxyKey key = rig.create("ext", spec);
+        rig.verdicts.put(key, new HealthVerdict("proxy-a.example.net", true, 42L, rig.clock.instant(),
+                "probe succeeded", "203.0.113.7"));
+        rig.reconcile(key);
+        assertEquals("203.0.113.7", rig.status(key).egressIP());
+
+        rig.editSpec(key, new ProxySpec(ProxySpec.Mode.External, null, null, null, null, null, null, null, null,
+                new Endpoint("proxy-b.example.net", 8080, null), null));
+        rig.reconcile(key);
+
+        assertEquals("proxy-b.example.net", rig.status(key).ip());
+        assertNull(rig.status(key).egressIP(), "learned through the old endpoint");
+        rig.verdicts.put(key, new HealthVerdict("proxy-b.example.net", true, 42L, rig.clock.instant(),
+                "probe succeeded", "203.0.113.7"));
+        rig.reconcile(key);
+        assertEquals("203.0.113.7", rig.status(key).egressIP(), "both endpoints may well leave by one address");
+    }
+
+    @Test
     void shouldWaitForTheCacheToCatchUpWithItsOwnWrite() {
         ProxyKey key = rig.create("p1", Rig.managed());
         rig.store.freezeCache();

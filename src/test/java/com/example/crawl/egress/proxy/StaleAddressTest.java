@@ -19,9 +19,9 @@ import com.example.crawl.egress.runtime.Outcome;
 import org.junit.jupiter.api.Test;
 
 /**
- * Status never keeps the address, health or providerID of an instance that stopped running or
- * is gone: discovery lends by what status says, and a Proxy's clients would be sent to an
- * address that no longer is its proxy.
+ * Status never keeps the address, health, egress address or providerID of an instance that
+ * stopped running or is gone: discovery lends by what status says, and a Proxy's clients would be
+ * sent to an address that no longer is its proxy.
  */
 class StaleAddressTest {
 
@@ -32,9 +32,11 @@ class StaleAddressTest {
         ProxyKey key = rig.create(name, Rig.managed());
         rig.reconcile(key);
         rig.provider.markRunning(rig.status(key).providerID(), "10.0.0.7");
-        rig.verdicts.put(key, new HealthVerdict("10.0.0.7", true, 12L, rig.clock.instant(), "probe succeeded"));
+        rig.verdicts.put(key, new HealthVerdict("10.0.0.7", true, 12L, rig.clock.instant(), "probe succeeded",
+                "203.0.113.7"));
         assertEquals(Outcome.after(INTERVALS.driftPoll()), rig.reconcile(key));
         assertEquals(Phase.Ready, rig.status(key).phase());
+        assertEquals("203.0.113.7", rig.status(key).egressIP());
         return key;
     }
 
@@ -47,6 +49,7 @@ class StaleAddressTest {
     private static void assertNoAddress(ProxyStatus status) {
         assertNull(status.ip(), status.toString());
         assertNull(status.latencyMillis(), status.toString());
+        assertNull(status.egressIP(), status.toString());
         assertTrue(Conditions.find(status.conditions(), Condition.HEALTHY).isEmpty(), status.toString());
     }
 
