@@ -45,13 +45,16 @@ public final class Squid implements AutoCloseable {
     private final Path dir;
     private final int port;
     private final Optional<ProxyCredentials> credentials;
+    private final Optional<String> outgoingAddress;
     private Process process;
 
-    private Squid(Path binary, Path dir, int port, Optional<ProxyCredentials> credentials) {
+    private Squid(Path binary, Path dir, int port, Optional<ProxyCredentials> credentials,
+            Optional<String> outgoingAddress) {
         this.binary = binary;
         this.dir = dir;
         this.port = port;
         this.credentials = credentials;
+        this.outgoingAddress = outgoingAddress;
     }
 
     /** The squid binary on the PATH or in /usr/sbin (where Debian puts it, often not on the PATH). */
@@ -82,9 +85,19 @@ public final class Squid implements AutoCloseable {
      * password file, as the operator writes it), when given.
      */
     public static Squid start(Path dir, Optional<ProxyCredentials> credentials) throws IOException {
+        return start(dir, credentials, Optional.empty());
+    }
+
+    /**
+     * The same, connecting out from {@code outgoingAddress} (a loopback address such as
+     * {@code 127.0.0.9}, so only to loopback targets) when given: Squid's
+     * {@code tcp_outgoing_address}, the address a target sees requests through it come from.
+     */
+    public static Squid start(Path dir, Optional<ProxyCredentials> credentials, Optional<String> outgoingAddress)
+            throws IOException {
         Path binary = binary().orElseThrow(() -> new IllegalStateException("squid is not installed"));
         Files.createDirectories(dir);
-        Squid squid = new Squid(binary, dir, freePort(), credentials);
+        Squid squid = new Squid(binary, dir, freePort(), credentials, outgoingAddress);
         squid.openUp();
         if (credentials.isPresent()) {
             Path passwords = Files.writeString(dir.resolve("passwd"),
@@ -167,6 +180,7 @@ public final class Squid implements AutoCloseable {
                 "netdb_filename none",
                 "pinger_enable off",
                 "shutdown_lifetime 0 seconds",
+                outgoingAddress.map(a -> "tcp_outgoing_address " + a).orElse(""),
                 credentials.isEmpty() ? "" : "auth_param basic program " + SquidAccessRules.DEFAULT_AUTH_HELPER + " "
                         + dir.resolve("passwd"),
                 credentials.isEmpty() ? "" : "acl authenticated proxy_auth REQUIRED",
