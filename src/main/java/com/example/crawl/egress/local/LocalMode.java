@@ -94,13 +94,14 @@ public final class LocalMode implements AutoCloseable {
                         + " is not installed (not on the PATH, not in /usr/sbin); install it, e.g. apt-get install squid");
             }
             URI probeUrl = config.probes().defaultUrl();
-            boolean ownTarget = probeUrl.equals(OperatorConfig.LOCAL_PROBE_URL);
+            boolean ownTarget = probeUrl.equals(OperatorConfig.LOCAL_PROBE_URL) || config.probes().echo()
+                    .filter(e -> e.url().equals(OperatorConfig.LOCAL_ECHO_URL)).isPresent();
             provider = LocalProvider.create(providerConfig(config), policy(config, ownTarget));
             int swept = provider.sweep(); // the embedded API starts empty: nothing an earlier run made has an owner
             if (swept > 0) {
                 LOG.atInfo().addKeyValue("instances", swept).log("Removed Squid instances an earlier run left behind");
             }
-            target = ownTarget ? serveTarget(probeUrl) : null;
+            target = ownTarget ? serveTarget(OperatorConfig.LOCAL_PROBE_URL) : null;
             ApiToken apiToken = ApiToken.generate();
             EmbeddedApiServer api = EmbeddedApiServer.start(apiToken);
             LOG.atDebug().addKeyValue("url", api.url()).log("Embedded API server started");
@@ -129,7 +130,8 @@ public final class LocalMode implements AutoCloseable {
 
     /**
      * The operator's egress policy, plus exactly one exception on loopback when local mode serves
-     * its own probe target: the probes and the README's walkthrough fetch it through the proxies.
+     * its own probe target: the probes, the egress echo and the README's walkthrough fetch it
+     * through the proxies.
      */
     private static EgressPolicy policy(OperatorConfig config, boolean ownTarget) {
         EgressPolicy policy = EgressPolicy.from(config.egress());

@@ -13,8 +13,9 @@ import java.util.concurrent.Executors;
 
 /**
  * The site local mode probes and crawls, on loopback so that nothing needs the internet:
- * {@code /generate_204} answers 204 (the default probe URL) and every other path a short text,
- * which is what the README's "curl through the proxy" shows.
+ * {@code /generate_204} answers 204 (the default probe URL), {@code /ip} the caller's address as
+ * text (the egress echo: each local Squid connects from its own loopback address), and every other
+ * path a short text, which is what the README's "curl through the proxy" shows.
  *
  * <p>{@link #close} is idempotent.
  */
@@ -44,11 +45,13 @@ final class LocalTarget implements AutoCloseable {
 
     private static void answer(HttpExchange exchange) throws IOException {
         try (exchange) {
-            if (exchange.getRequestURI().getPath().equals("/generate_204")) {
+            String path = exchange.getRequestURI().getPath();
+            if (path.equals("/generate_204")) {
                 exchange.sendResponseHeaders(204, -1);
                 return;
             }
-            byte[] body = GREETING.getBytes(StandardCharsets.UTF_8);
+            String text = path.equals("/ip") ? exchange.getRemoteAddress().getAddress().getHostAddress() + "\n" : GREETING;
+            byte[] body = text.getBytes(StandardCharsets.UTF_8);
             exchange.getResponseHeaders().set("Content-Type", "text/plain; charset=utf-8");
             exchange.sendResponseHeaders(200, body.length);
             try (OutputStream out = exchange.getResponseBody()) {

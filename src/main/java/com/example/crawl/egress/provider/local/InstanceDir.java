@@ -134,6 +134,11 @@ record InstanceDir(Path dir) {
      * allowed ones, {@code CONNECT} to its ports), no cache. Every path Squid opens after start is
      * relative to its working directory {@link #run()}.
      *
+     * <p>To loopback destinations (the policy's allowed ones: local mode's target) it connects
+     * from its own address, as a VM's Squid connects from the VM's, so that each instance shows
+     * the target an egress address of its own. Only there: a socket bound to a loopback address
+     * cannot reach any other network.
+     *
      * @param authHelper    the {@code basic_ncsa_auth} executable
      * @param effectiveUser the user Squid switches to when started as root, or empty
      */
@@ -157,7 +162,9 @@ record InstanceDir(Path dir) {
                 "via off",
                 "forwarded_for delete",
                 "acl egress_clients src 127.0.0.0/8 ::1",
-                "http_access deny !egress_clients"));
+                "http_access deny !egress_clients",
+                "acl egress_loopback_destinations dst 127.0.0.0/8",
+                "tcp_outgoing_address " + f.address() + " egress_loopback_destinations"));
         lines.addAll(SquidAccessRules.lines(policy, authHelper, PASSWORD_FILE));
         lines.add("");
         return String.join("\n", lines);
