@@ -15,6 +15,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
@@ -64,7 +65,7 @@ class EgressAddressIT {
 
             external(kube, "ext-1", first);
             external(kube, "ext-2", second);
-            op.await(() -> learned(op).keySet().containsAll(java.util.List.of("ext-1", "ext-2")),
+            op.await(() -> learned(op).keySet().containsAll(List.of("ext-1", "ext-2")),
                     "an egress address for both External Proxies");
 
             Map<String, String> learned = learned(op);
