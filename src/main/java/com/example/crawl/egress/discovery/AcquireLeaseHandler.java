@@ -22,7 +22,7 @@ import tools.jackson.databind.node.ObjectNode;
 /**
  * {@code POST /v1/leases}: lends the best matching proxy. 201 with the lease, or 409
  * {@code no_match} with counts that add up: {@code considered = atCapacity + inCooldown +
- * unhealthy + atSiteLimit + paced}, and, when a healthy proxy matches, {@code retryAfterSeconds}
+ * unhealthy + atSiteLimit + paced + notDiverse}, and, when a healthy proxy matches, {@code retryAfterSeconds}
  * and a {@code Retry-After} header: how soon the first of them is free again. Every matching proxy
  * is handed to the store, unhealthy ones too, so that they are counted; the store selects and
  * records the lease under its one lock. A proxy being deleted or a
@@ -88,14 +88,16 @@ final class AcquireLeaseHandler implements HttpHandler {
     private static ObjectNode noMatch(Acquisition.NoMatch none) {
         String message = none.considered() == 0 ? "no proxy matches the selector"
                 : "no matching proxy can take a lease now: each is at capacity, cooling down for the target, "
-                        + "at a limit of the target's site, paced for it, or unhealthy";
+                        + "at a limit of the target's site, paced for it, on an egress address too close to "
+                        + "the site's other leases, or unhealthy";
         ObjectNode body = JsonBodies.errorObject(ErrorCode.NO_MATCH, message)
                 .put("considered", none.considered())
                 .put("atCapacity", none.atCapacity())
                 .put("inCooldown", none.inCooldown())
                 .put("unhealthy", none.unhealthy())
                 .put("atSiteLimit", none.atSiteLimit())
-                .put("paced", none.paced());
+                .put("paced", none.paced())
+                .put("notDiverse", none.notDiverse());
         none.retryAfter().ifPresent(wait -> body.put("retryAfterSeconds", Responses.seconds(wait)));
         return body;
     }

@@ -1,5 +1,6 @@
 package com.example.crawl.egress.discovery;
 
+import com.example.crawl.egress.lease.Diversity;
 import com.example.crawl.egress.lease.LeaseAsk;
 import java.time.Duration;
 import java.util.LinkedHashMap;
@@ -10,16 +11,18 @@ import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.node.ObjectNode;
 
 /**
- * The body of {@code POST /v1/leases}: {@code {"selector": {...}, "ttlSeconds": N, "target": "..."}},
- * every field optional ({@code null} counts as absent).
+ * The body of {@code POST /v1/leases}: {@code {"selector": {...}, "ttlSeconds": N, "target": "...",
+ * "diversity": "ip"}}, every field optional ({@code null} counts as absent).
  *
- * @param selector attributes a proxy must have, all of them; empty matches every proxy
- * @param ttl      the lease's lifetime: the request's {@code ttlSeconds}, else the store's default
- * @param target   the site the client will crawl, if it says
+ * @param selector  attributes a proxy must have, all of them; empty matches every proxy
+ * @param ttl       the lease's lifetime: the request's {@code ttlSeconds}, else the store's default
+ * @param target    the site the client will crawl, if it says
+ * @param diversity {@code "ip"} or {@code "subnet"}: the lease's egress must differ from that of the
+ *                  site's running leases; {@code "none"} (the default) asks nothing. Only with a target
  */
-record AcquireRequest(Map<String, String> selector, Duration ttl, Optional<String> target) {
+record AcquireRequest(Map<String, String> selector, Duration ttl, Optional<String> target, Diversity diversity) {
 
-    private static final Set<String> FIELDS = Set.of("selector", "ttlSeconds", "target");
+    private static final Set<String> FIELDS = Set.of("selector", "ttlSeconds", "target", "diversity");
 
     AcquireRequest {
         selector = Map.copyOf(selector);
@@ -27,7 +30,7 @@ record AcquireRequest(Map<String, String> selector, Duration ttl, Optional<Strin
 
     /** What the lease service is asked. */
     LeaseAsk ask() {
-        return new LeaseAsk(selector, target, ttl);
+        return new LeaseAsk(selector, target, ttl, diversity);
     }
 
     /**
@@ -39,8 +42,25 @@ record AcquireRequest(Map<String, String> selector, Duration ttl, Optional<Strin
      */
     static AcquireRequest parse(byte[] body, Duration defaultTtl, Duration maxTtl) {
         ObjectNode object = JsonBodies.object(body, FIELDS);
+        Optional<String> target = JsonBodies.target(object);
         return new AcquireRequest(selector(object.get("selector")), ttl(object.get("ttlSeconds"), defaultTtl, maxTtl),
-                JsonBodies.target(object));
+                target, diversity(object.get("diversity"), target));
+    }
+
+    private static Diversity diversity(JsonNode value, Optional<String> target) {
+        if (JsonBodies.absent(value)) {
+            return Diversity.NONE;
+        }
+        Optional<Diversity> diversity = value.isString() ? Diversity.fromWire(value.stringValue()) : Optional.empty();
+        if (diversity.isEmpty()) {
+            throw new ApiException(ErrorCode.INVALID_DIVERSITY, "diversity must be \"ip\", \"subnet\" or \"none\", not "
+                    + (value.isString() ? "\"" + JsonBodies.echo(value.stringValue()) + "\"" : JsonBodies.kind(value)));
+        }
+        if (diversity.get() != Diversity.NONE && target.isEmpty()) {
+            throw new ApiException(ErrorCode.INVALID_DIVERSITY,
+                    "diversity keeps apart the leases of one site: it needs a target");
+        }
+        return diversity.get();
     }
 
     private static Map<String, String> selector(JsonNode value) {

@@ -67,6 +67,15 @@ public record Candidate(
         return egressIP != null ? egressIP : key;
     }
 
+    /**
+     * The identity it had before its address was known ({@link #key}), or null while it has no other:
+     * what clients reported then (an upgrade from a build that kept no address, an echo that failed
+     * at first) still holds for it.
+     */
+    public String formerIdentity() {
+        return egressIP != null ? key : null;
+    }
+
     /** Whether every entry of {@code selector} is among the attributes (an empty selector matches all). */
     public boolean matches(Map<String, String> selector) {
         return attributes.entrySet().containsAll(selector.entrySet());

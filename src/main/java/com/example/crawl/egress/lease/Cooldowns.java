@@ -6,7 +6,8 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * The lease store's cooldowns: per proxy, one {@link Cooldown} per target, the empty target
+ * The lease store's cooldowns: per {@linkplain Candidate#identity egress identity} (an address,
+ * or a proxy whose address is not known), one {@link Cooldown} per target, the empty target
  * standing for every target, started and escalated by the {@link CooldownRules} of the target's
  * site. A cooldown that
  * ended is kept until it is {@linkplain Cooldown#forgottenAt forgotten}, so that the next bad
@@ -20,7 +21,7 @@ import java.util.Optional;
  */
 final class Cooldowns {
 
-    /** Cooldowns one proxy keeps at most, one per target. */
+    /** Cooldowns one identity keeps at most, one per target. */
     static final int PER_PROXY = 1_000;
     /** Cooldowns kept at most, all proxies together (about 25 MB at the longest targets). */
     static final int TOTAL = 50_000;
@@ -62,16 +63,34 @@ final class Cooldowns {
         held.put(proxy, target, cooldown);
     }
 
-    /** Whether {@code proxy} cools down at {@code now} for every target, or for {@code target}. */
-    boolean cooling(String proxy, Optional<String> target, long now) {
-        return running(held.get(proxy, ALL_TARGETS), now)
-                || target.isPresent() && running(held.get(proxy, target.get()), now);
+    /**
+     * Whether {@code identity}, or unless it is null {@code former} (the same proxy's
+     * {@linkplain Candidate#formerIdentity former identity}), cools down at {@code now} for every
+     * target, or for {@code target}.
+     */
+    boolean cooling(String identity, String former, Optional<String> target, long now) {
+        return cooling(identity, target, now) || former != null && cooling(former, target, now);
     }
 
-    /** When {@code proxy} may be lent for {@code target} again: the later end of its running cooldowns, or {@code now}. */
-    long freeAt(String proxy, Optional<String> target, long now) {
+    private boolean cooling(String identity, Optional<String> target, long now) {
+        return running(held.get(identity, ALL_TARGETS), now)
+                || target.isPresent() && running(held.get(identity, target.get()), now);
+    }
+
+    /**
+     * When a proxy may be lent for {@code target} again, as {@link #cooling} judges it: the latest
+     * end of those running cooldowns, or {@code now}.
+     */
+    long freeAt(String identity, String former, Optional<String> target, long now) {
+        long at = freeAt(identity, target, now);
+        long formerAt = former == null ? now : freeAt(former, target, now);
+        return formerAt - at > 0 ? formerAt : at;
+    }
+
+    private long freeAt(String identity, Optional<String> target, long now) {
         long at = now;
-        for (Cooldown c : new Cooldown[] {held.get(proxy, ALL_TARGETS), target.map(t -> held.get(proxy, t)).orElse(null)}) {
+        Cooldown forTarget = target.map(t -> held.get(identity, t)).orElse(null);
+        for (Cooldown c : new Cooldown[] {held.get(identity, ALL_TARGETS), forTarget}) {
             if (c != null && c.running(now) && c.end() - at > 0) {
                 at = c.end();
             }

@@ -5,14 +5,16 @@ import java.util.Collection;
 import java.util.HashMap;
 import java.util.Iterator;
 import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 
 /**
  * The leases {@link LeaseStore} holds, by the digest of their id, per proxy
- * ({@code namespace/name}) and per {@linkplain SitePolicy#site site}: the active ones, and the
- * expired ones that still take reports. Times are on the store's monotonic clock.
+ * ({@code namespace/name}), per {@linkplain Candidate#identity egress identity} and per
+ * {@linkplain SitePolicy#site site}: the active ones, and the expired ones that still take
+ * reports. Times are on the store's monotonic clock.
  *
  * <p>Not thread-safe: the store calls it under its lock.
  */
@@ -22,11 +24,13 @@ final class HeldLeases {
      * A lease as held.
      *
      * @param digest    {@link LeaseIds#digest} of its id: the id itself is not kept
+     * @param identity  the proxy's {@linkplain Candidate#identity egress identity} when it was lent,
+     *                  which its reports' cooldowns and its site's per-proxy limit are kept for
      * @param expiresAt its end on the wall clock, as the client was told
      * @param endsAt    its end on the monotonic clock, which every answer is judged by
      * @param site      the {@linkplain SitePolicy#site site} its target counts toward, or null without a target
      */
-    record Held(String digest, String proxyKey, Optional<String> target, Instant expiresAt, long endsAt, String site) {
+    record Held(String digest, String proxyKey, String identity, Optional<String> target, Instant expiresAt, long endsAt, String site) {
         boolean running(long now) {
             return now - endsAt < 0;
         }
@@ -39,6 +43,7 @@ final class HeldLeases {
 
     private final Map<String, Held> byDigest = new HashMap<>();
     private final Map<String, Set<Held>> byProxy = new HashMap<>();
+    private final Map<String, Set<Held>> byIdentity = new HashMap<>();
     private final Map<String, Set<Held>> bySite = new HashMap<>();
 
     void add(Held held) {
@@ -47,6 +52,7 @@ final class HeldLeases {
             forgetFromIndexes(previous);
         }
         byProxy.computeIfAbsent(held.proxyKey(), k -> new LinkedHashSet<>()).add(held);
+        byIdentity.computeIfAbsent(held.identity(), k -> new LinkedHashSet<>()).add(held);
         if (held.site() != null) {
             bySite.computeIfAbsent(held.site(), k -> new LinkedHashSet<>()).add(held);
         }
@@ -70,9 +76,19 @@ final class HeldLeases {
         return running(byProxy.get(proxy), null, now);
     }
 
-    /** Leases of {@code proxy} for {@code site} running at {@code now}. */
-    int active(String proxy, String site, long now) {
-        return running(byProxy.get(proxy), site, now);
+    /**
+     * Leases for {@code site} running at {@code now} from {@code identity} and, unless it is null,
+     * from {@code former} (the same proxy's {@linkplain Candidate#formerIdentity former identity}).
+     */
+    int activeFrom(String identity, String former, String site, long now) {
+        int n = running(byIdentity.get(identity), site, now);
+        return former == null ? n : n + running(byIdentity.get(former), site, now);
+    }
+
+    /** Leases for {@code site} running at {@code now}, all proxies together, in the order they were lent. */
+    Collection<Held> onSite(String site) {
+        Set<Held> leases = bySite.get(site);
+        return leases == null ? List.of() : leases;
     }
 
     /** Leases for {@code site} running at {@code now}, all proxies together. */
@@ -100,9 +116,14 @@ final class HeldLeases {
         return freeAt(byProxy.get(proxy), null, maxLeases, now);
     }
 
-    /** As {@link #freeAt(String, int, long)}, counting only {@code proxy}'s leases for {@code site}. */
-    long freeAt(String proxy, String site, int maxLeases, long now) {
-        return freeAt(byProxy.get(proxy), site, maxLeases, now);
+    /** As {@link #freeAt(String, int, long)}, counting the leases for {@code site} as {@link #activeFrom} does. */
+    long freeFromAt(String identity, String former, String site, int maxLeases, long now) {
+        Set<Held> leases = byIdentity.get(identity);
+        if (former != null && byIdentity.containsKey(former)) {
+            leases = new LinkedHashSet<>(leases == null ? Set.of() : leases);
+            leases.addAll(byIdentity.get(former));
+        }
+        return freeAt(leases, site, maxLeases, now);
     }
 
     /** When fewer than {@code maxLeases} leases for {@code site} run again, all proxies together. */
@@ -160,6 +181,7 @@ final class HeldLeases {
     void clear() {
         byDigest.clear();
         byProxy.clear();
+        byIdentity.clear();
         bySite.clear();
     }
 
@@ -169,6 +191,7 @@ final class HeldLeases {
 
     private void forgetFromIndexes(Held held) {
         forget(byProxy, held.proxyKey(), held);
+        forget(byIdentity, held.identity(), held);
         if (held.site() != null) {
             forget(bySite, held.site(), held);
         }

@@ -13,15 +13,15 @@ import java.util.Optional;
  *
  * @param term      the leadership term of the store it was taken from
  * @param leases    leases held: active, or expired and still taking reports
- * @param cooldowns per proxy and target ({@code ""}: every target), its cooldown: running, or ended
- *                  and still remembered for escalation
+ * @param cooldowns per {@linkplain Candidate#identity egress identity} and target ({@code ""}: every
+ *                  target), its cooldown: running, or ended and still remembered for escalation
  * @param bans      per proxy and target, when it was last banned, for the bans the ban listener keeps
  * @param released  leases of an earlier term released since, by digest, until their report window
  *                  ends: their ids still verify, and must take no report after another takeover
  * @param suspects  proxies that clients' {@code failed} reports keep from new leases until a probe
  *                  succeeds, and since when
- * @param lent      per proxy and {@linkplain SitePolicy#site site} whose policy paces, when it was
- *                  last lent for the site
+ * @param lent      per egress identity and {@linkplain SitePolicy#site site} whose policy paces, when
+ *                  it was last lent for the site
  */
 public record LeaseState(long term, List<HeldLease> leases, List<CooldownEnd> cooldowns, List<TargetTime> bans,
         List<Released> released, List<Suspect> suspects, List<TargetTime> lent) {
@@ -56,7 +56,8 @@ public record LeaseState(long term, List<HeldLease> leases, List<CooldownEnd> co
     }
 
     /**
-     * One cooldown of one proxy for one target.
+     * One cooldown of one egress identity ({@code proxyKey}: an address, or the {@code namespace/name}
+     * of a proxy whose address was not known) for one target.
      *
      * @param time   when it ends
      * @param length how long its last bad report made it, which the next at least doubles until as
@@ -96,19 +97,27 @@ public record LeaseState(long term, List<HeldLease> leases, List<CooldownEnd> co
      *
      * @param digest    {@link LeaseIds#digest} of its id
      * @param proxyKey  {@code namespace/name} of the proxy lent
+     * @param identity  the proxy's {@linkplain Candidate#identity egress identity} when it was lent
      * @param target    the site the client named, if it did
      * @param expiresAt its end
      */
-    public record HeldLease(String digest, String proxyKey, Optional<String> target, Instant expiresAt) {
+    public record HeldLease(String digest, String proxyKey, String identity, Optional<String> target,
+            Instant expiresAt) {
         public HeldLease {
             Objects.requireNonNull(digest, "digest");
             Objects.requireNonNull(proxyKey, "proxyKey");
+            Objects.requireNonNull(identity, "identity");
             Objects.requireNonNull(target, "target");
             Objects.requireNonNull(expiresAt, "expiresAt");
         }
+
+        /** A lease of a proxy whose egress address was not known: its identity is the proxy. */
+        public HeldLease(String digest, String proxyKey, Optional<String> target, Instant expiresAt) {
+            this(digest, proxyKey, proxyKey, target, expiresAt);
+        }
     }
 
-    /** One time of one proxy for one target. */
+    /** One time of one proxy (for a kept ban) or egress identity (for pacing) for one target. */
     public record TargetTime(String proxyKey, String target, Instant time) {
         public TargetTime {
             Objects.requireNonNull(proxyKey, "proxyKey");

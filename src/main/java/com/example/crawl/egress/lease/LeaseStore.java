@@ -21,7 +21,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Leases with a TTL and cooldowns keyed by {proxy, target}, in memory, behind one lock.
+ * Leases with a TTL and cooldowns keyed by {egress identity, target}, in memory, behind one lock.
  *
  * <p>{@link #acquire} selects and records in one step, so two clients can never both get the
  * last free slot of a proxy. Every answer compares times on the monotonic clock: a lease past its
@@ -30,7 +30,7 @@ import org.slf4j.LoggerFactory;
  * {@code expiresAt} for the client; a step of the system time moves no lease and no cooldown.
  *
  * <p>Cooldowns are bounded ({@link Cooldowns}): at most {@value Cooldowns#PER_PROXY} targets per
- * proxy and {@value Cooldowns#TOTAL} in all. A new one beyond either bound drops the oldest (of that proxy,
+ * identity and {@value Cooldowns#TOTAL} in all. A new one beyond either bound drops the oldest (of that identity,
  * or of all), counted in {@link #cooldownsDropped}: a client reporting ever new targets can make
  * a proxy forget its oldest cooldowns early, but cannot grow the heap.
  *
@@ -38,6 +38,13 @@ import org.slf4j.LoggerFactory;
  * window: a crawler that was slow to report a ban is exactly the one that was being banned.
  * Every accepted {@code banned} report is passed on to the {@link BanListener}, after the store's
  * lock is let go.
+ *
+ * <p>What a site sees is an address: cooldowns, the per-proxy site limit and pacing are kept per
+ * {@linkplain Candidate#identity egress identity} (the proxy's egress address when known, else the
+ * proxy), so proxies behind one address share a ban, and an instance that comes back with an
+ * address still cooling down for a site inherits the cooldown. What was kept for a proxy before its
+ * address was known ({@link Candidate#formerIdentity}) still holds for it. Capacity
+ * ({@code maxLeases}), passive health and the bans told to the {@link BanListener} stay per proxy.
  *
  * <p>A lease for a target also obeys the target's {@link SitePolicy}: at most so many leases for
  * the site at once on one proxy and over the namespace's proxies, and a minimum interval between
@@ -161,7 +168,8 @@ public final class LeaseStore implements LeaseService, AutoCloseable {
      * Lends the best eligible proxy among {@code candidates}: matching {@code selector}, healthy
      * (and not suspected after clients' failures), under its {@code maxLeases}, not cooling down for
      * {@code target} or for every target (without a target only an every-target cooldown excludes),
-     * and, with a target, within its site's limits and pacing. Best = fewest active leases, then
+     * and, with a target, within its site's limits and pacing and, if the ask says so, on an egress
+     * address (or network) none of the site's running leases is on. Best = fewest active leases, then
      * {@link Candidate#PREFERENCE} (lowest latency, unknown last, then namespace/name).
      *
      * <p>{@code candidates} must come in {@link Candidate#PREFERENCE} order: the scan stops at the
@@ -183,8 +191,9 @@ public final class LeaseStore implements LeaseService, AutoCloseable {
         try {
             long now = nanoTime.nanoTime();
             int considered = 0, atCapacity = 0, inCooldown = 0, unhealthy = 0, atSiteLimit = 0, paced = 0;
+            int notDiverse = 0;
             String refusedBy = null; // the policy of the first proxy a site limit or pacing refused
-            SiteLimits.Scan scan = target.map(t -> sites.scan(t, now)).orElse(null);
+            SiteLimits.Scan scan = target.map(t -> sites.scan(t, ask.diversity(), now)).orElse(null);
             Candidate best = null;
             SiteLimits.Site bestSite = null;
             int bestActive = 0;
@@ -208,16 +217,18 @@ public final class LeaseStore implements LeaseService, AutoCloseable {
                     atCapacity++;
                     continue;
                 }
-                if (cooldowns.cooling(key, target, now)) {
+                if (cooldowns.cooling(c.identity(), c.formerIdentity(), target, now)) {
                     inCooldown++;
                     continue;
                 }
                 SiteLimits.Site site = scan == null ? null : scan.of(c.namespace());
-                SiteLimits.Refusal refusal = site == null ? SiteLimits.Refusal.NONE : sites.refusal(key, site, now);
+                SiteLimits.Refusal refusal = site == null ? SiteLimits.Refusal.NONE : scan.refusal(c, site);
                 if (refusal != SiteLimits.Refusal.NONE) {
                     atSiteLimit += refusal == SiteLimits.Refusal.AT_LIMIT ? 1 : 0;
                     paced += refusal == SiteLimits.Refusal.PACED ? 1 : 0;
-                    refusedBy = refusedBy == null ? site.policy().name() : refusedBy;
+                    notDiverse += refusal == SiteLimits.Refusal.NOT_DIVERSE ? 1 : 0;
+                    refusedBy = refusedBy == null && refusal != SiteLimits.Refusal.NOT_DIVERSE ? site.policy().name()
+                            : refusedBy;
                 } else if (best == null || better(c, active, best, bestActive)) {
                     best = c;
                     bestSite = site;
@@ -226,14 +237,15 @@ public final class LeaseStore implements LeaseService, AutoCloseable {
             }
             if (best == null) {
                 return new Acquisition.NoMatch(considered, atCapacity, inCooldown, unhealthy, atSiteLimit, paced,
-                        refusedBy == null ? SitePolicy.DEFAULTS : refusedBy, soonestFree(candidates, selector, scan, now));
+                        notDiverse, refusedBy == null ? SitePolicy.DEFAULTS : refusedBy,
+                        soonestFree(candidates, selector, scan, now));
             }
             Instant expiresAt = clock.instant().plus(ttl);
             String id = ids.issue(new LeaseIds.Claims(term, best.key(), target, expiresAt));
-            held.add(new Held(LeaseIds.digest(id), best.key(), target, expiresAt, now + ttl.toNanos(),
+            held.add(new Held(LeaseIds.digest(id), best.key(), best.identity(), target, expiresAt, now + ttl.toNanos(),
                     bestSite == null ? null : bestSite.key()));
             if (bestSite != null) {
-                sites.lent(best.key(), bestSite, now);
+                sites.lent(best, bestSite, now);
             }
             version++;
             return new Acquisition.Granted(new Lease(id, best.namespace(), best.name(), target, expiresAt), best);
@@ -252,9 +264,10 @@ public final class LeaseStore implements LeaseService, AutoCloseable {
         Long soonest = null;
         for (Candidate c : candidates) {
             if ((selector.isEmpty() || c.matches(selector)) && c.healthy() && !suspicions.suspected(c.key())) {
-                long free = later(held.freeAt(c.key(), c.maxLeases(), now), cooldowns.freeAt(c.key(), target, now));
+                long free = later(held.freeAt(c.key(), c.maxLeases(), now),
+                        cooldowns.freeAt(c.identity(), c.formerIdentity(), target, now));
                 if (scan != null) {
-                    free = later(free, sites.freeAt(c.key(), scan.of(c.namespace()), now));
+                    free = later(free, scan.freeAt(c, scan.of(c.namespace())));
                 }
                 soonest = soonest == null || free - soonest < 0 ? free : soonest;
             }
@@ -327,10 +340,10 @@ public final class LeaseStore implements LeaseService, AutoCloseable {
                 case RATE_LIMITED, BANNED -> {
                     SitePolicy policy = reported.equals(Cooldowns.ALL_TARGETS) ? defaults
                             : sites.policy(lease.proxyKey(), reported);
-                    cooldowns.start(lease.proxyKey(), reported, result, retryAfter, now, policy.cooldowns());
+                    cooldowns.start(lease.identity(), reported, result, retryAfter, now, policy.cooldowns());
                     version++;
                 }
-                case OK -> version += cooldowns.forgive(lease.proxyKey(), reported, now) ? 1 : 0;
+                case OK -> version += cooldowns.forgive(lease.identity(), reported, now) ? 1 : 0;
                 case FAILED -> {
                     if (suspicions.failed(lease.proxyKey(), now)) {
                         suspect = lease.proxyKey();
@@ -369,7 +382,9 @@ public final class LeaseStore implements LeaseService, AutoCloseable {
             return null;
         }
         Instant expiresAt = claims.get().expiresAt();
-        Held adopted = new Held(digest, claims.get().proxyKey(), claims.get().target(), expiresAt,
+        // Its id names the proxy, not the address it had: its reports are kept for the proxy, which
+        // still honours them as its former identity (Candidate#formerIdentity).
+        Held adopted = new Held(digest, claims.get().proxyKey(), claims.get().proxyKey(), claims.get().target(), expiresAt,
                 now + Duration.between(clock.instant(), expiresAt).toNanos(),
                 sites.siteOf(claims.get().proxyKey(), claims.get().target()));
         if (!adopted.reportable(now, limits.cooldownWindow().toNanos())) {
@@ -595,7 +610,8 @@ public final class LeaseStore implements LeaseService, AutoCloseable {
             Instant wall = clock.instant();
             List<LeaseState.HeldLease> leases = new ArrayList<>(held.size());
             for (Held h : held.all()) {
-                leases.add(new LeaseState.HeldLease(h.digest(), h.proxyKey(), h.target(), wall.plusNanos(h.endsAt() - now)));
+                leases.add(new LeaseState.HeldLease(h.digest(), h.proxyKey(), h.identity(), h.target(),
+                        wall.plusNanos(h.endsAt() - now)));
             }
             List<LeaseState.Released> released = new ArrayList<>();
             takenOver.forEach((digest, until) -> {
@@ -692,7 +708,8 @@ public final class LeaseStore implements LeaseService, AutoCloseable {
         suspicions.clear();
         sites.clear();
         for (LeaseState.HeldLease l : state.leases()) {
-            held.add(new Held(l.digest(), l.proxyKey(), l.target(), l.expiresAt(), now + nanosUntil(wall, l.expiresAt()),
+            held.add(new Held(l.digest(), l.proxyKey(), l.identity(), l.target(), l.expiresAt(),
+                    now + nanosUntil(wall, l.expiresAt()),
                     sites.siteOf(l.proxyKey(), l.target())));
         }
         for (LeaseState.TargetTime p : state.lent()) {

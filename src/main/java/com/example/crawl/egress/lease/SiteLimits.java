@@ -8,20 +8,29 @@ import java.util.OptionalLong;
 
 /**
  * The lease store's per-site rules: which {@link SitePolicy} a lease's target falls under, whether
- * a proxy is within the site's limits and pacing, and when it will be. It counts a site's leases
- * through the store's {@link HeldLeases}, and keeps, per proxy and site whose policy paces, when
- * it was last lent for the site: judged against the policy in force at the next lease, so an edit
- * of the interval applies at once, and forgotten after the longest interval a policy may set.
+ * a proxy is within the site's limits and pacing (and as far from the site's other leases as the
+ * client's {@link Diversity} asks), and when it will be. It counts a site's leases through the
+ * store's {@link HeldLeases}, and keeps, per {@linkplain Candidate#identity egress identity} and
+ * site whose policy paces, when it was last lent for the site: judged against the policy in force
+ * at the next lease, so an edit of the interval applies at once, and forgotten after the longest
+ * interval a policy may set.
+ *
+ * <p>What a site sees is an address, so the per-proxy limit and the pacing are per identity:
+ * proxies behind one address share them, as they share cooldowns.
  *
  * <p>Not thread-safe: {@link LeaseStore} calls it under its lock.
  */
 final class SiteLimits {
 
-    /** A site as one acquire sees it: its policy, its key, and whether its leases over all proxies are at its limit. */
-    record Site(SitePolicy policy, String key, boolean full) { }
+    /**
+     * A site as one acquire sees it: its policy, its key, whether its leases over all proxies are at
+     * its limit, and, when the client asks for {@link Diversity}, what its running leases' egress
+     * holds (by {@link Diversity#of}) and until when.
+     */
+    record Site(SitePolicy policy, String key, boolean full, Map<String, Long> taken) { }
 
     /** Why a proxy with room and no cooldown is not lent for a site, if it is not. */
-    enum Refusal { NONE, AT_LIMIT, PACED }
+    enum Refusal { NONE, AT_LIMIT, PACED, NOT_DIVERSE }
 
     private final SitePolicies policies;
     private final HeldLeases held;
@@ -34,20 +43,22 @@ final class SiteLimits {
 
     /**
      * The sites of one acquire's target, one per namespace of its candidates, each looked up (and
-     * its leases counted) once, at {@code now}.
+     * its leases counted) once, at {@code now}, for a client asking {@code diversity}.
      */
-    Scan scan(String target, long now) {
-        return new Scan(target, now);
+    Scan scan(String target, Diversity diversity, long now) {
+        return new Scan(target, diversity, now);
     }
 
     /** See {@link #scan}. */
     final class Scan {
         private final String target;
+        private final Diversity diversity;
         private final long now;
         private final Map<String, Site> byNamespace = new HashMap<>(2);
 
-        private Scan(String target, long now) {
+        private Scan(String target, Diversity diversity, long now) {
             this.target = target;
+            this.diversity = diversity;
             this.now = now;
         }
 
@@ -59,34 +70,64 @@ final class SiteLimits {
             return byNamespace.computeIfAbsent(namespace, n -> {
                 SitePolicy policy = policies.find(n, target);
                 String key = policy.site(n, target);
-                return new Site(policy, key, policy.maxLeases() > 0 && held.activeOnSite(key, now) >= policy.maxLeases());
+                return new Site(policy, key, policy.maxLeases() > 0 && held.activeOnSite(key, now) >= policy.maxLeases(),
+                        taken(key));
             });
         }
-    }
 
-    /** Whether {@code proxy} may be lent for {@code site} at {@code now}, and if not, why. */
-    Refusal refusal(String proxy, Site site, long now) {
-        if (site.full() || held.active(proxy, site.key(), now) >= site.policy().maxLeasesPerProxy()) {
-            return Refusal.AT_LIMIT;
+        /** Per {@link Diversity#of} value of the site's running leases, when the last of them ends; none without diversity. */
+        private Map<String, Long> taken(String site) {
+            if (diversity == Diversity.NONE) {
+                return Map.of();
+            }
+            Map<String, Long> taken = new HashMap<>();
+            for (HeldLeases.Held h : held.onSite(site)) {
+                if (h.running(now)) {
+                    taken.merge(diversity.of(h.identity()), h.endsAt(), SiteLimits::later);
+                }
+            }
+            return taken;
         }
-        return now - pacedUntil(proxy, site, now) < 0 ? Refusal.PACED : Refusal.NONE;
+
+        /** When {@code c}'s egress is as far from the site's running leases as asked: {@code now} if it already is. */
+        long diverseAt(Candidate c, Site site) {
+            if (diversity == Diversity.NONE) {
+                return now;
+            }
+            long at = site.taken().getOrDefault(diversity.of(c.identity()), now);
+            String former = c.formerIdentity();
+            return former == null ? at : later(at, site.taken().getOrDefault(former, now));
+        }
+
+        /** Whether {@code c} may be lent for {@code site} at {@code now}, and if not, why. */
+        Refusal refusal(Candidate c, Site site) {
+            if (site.full() || held.activeFrom(c.identity(), c.formerIdentity(), site.key(), now)
+                    >= site.policy().maxLeasesPerProxy()) {
+                return Refusal.AT_LIMIT;
+            }
+            if (now - pacedUntil(c, site, now) < 0) {
+                return Refusal.PACED;
+            }
+            return now - diverseAt(c, site) < 0 ? Refusal.NOT_DIVERSE : Refusal.NONE;
+        }
+
+        /**
+         * When {@code c} may be lent for {@code site} again as things stand: the end of the site's
+         * lease that brings it below its limit, of its identity's lease for it likewise, of its
+         * pacing, and of the leases its egress is too close to; {@code now} when it already may.
+         */
+        long freeAt(Candidate c, Site site) {
+            SitePolicy policy = site.policy();
+            long free = later(held.freeFromAt(c.identity(), c.formerIdentity(), site.key(), policy.maxLeasesPerProxy(),
+                    now), later(pacedUntil(c, site, now), diverseAt(c, site)));
+            return policy.maxLeases() > 0 ? later(free, held.freeOnSiteAt(site.key(), policy.maxLeases(), now)) : free;
+        }
     }
 
-    /**
-     * When {@code proxy} may be lent for {@code site} again as things stand: the end of the site's
-     * lease that brings it below its limit, of the proxy's lease for it likewise, and of its pacing;
-     * {@code now} when it already may.
-     */
-    long freeAt(String proxy, Site site, long now) {
-        SitePolicy policy = site.policy();
-        long free = later(held.freeAt(proxy, site.key(), policy.maxLeasesPerProxy(), now), pacedUntil(proxy, site, now));
-        return policy.maxLeases() > 0 ? later(free, held.freeOnSiteAt(site.key(), policy.maxLeases(), now)) : free;
-    }
-
-    /** {@code proxy} was lent for {@code site} at {@code now}: remembered if the site paces. */
-    void lent(String proxy, Site site, long now) {
+    /** {@code c} was lent for {@code site} at {@code now}: remembered for its identity if the site paces. */
+    void lent(Candidate c, Site site, long now) {
         if (site.policy().minInterval().isPositive()) {
-            lent.put(proxy, site.key(), now);
+            lent.put(c.identity(), site.key(), now);
         }
     }
 
@@ -104,12 +145,12 @@ final class SiteLimits {
         return policies.find(namespace, target.get()).site(namespace, target.get());
     }
 
-    /** When a proxy was last lent for a site that paces, as a state holds it. */
-    void loadLent(String proxy, String site, long at) {
-        lent.put(proxy, site, at);
+    /** When an identity was last lent for a site that paces, as a state holds it. */
+    void loadLent(String identity, String site, long at) {
+        lent.put(identity, site, at);
     }
 
-    /** Every proxy and site that paces, and when the proxy was last lent for it. */
+    /** Every identity and site that paces, and when the identity was last lent for it. */
     void forEachLent(TargetTimes.Visitor visitor) {
         lent.forEach(visitor);
     }
@@ -123,9 +164,14 @@ final class SiteLimits {
         lent.clear();
     }
 
-    private long pacedUntil(String proxy, Site site, long now) {
+    private long pacedUntil(Candidate c, Site site, long now) {
+        long at = pacedUntil(c.identity(), site, now);
+        return c.formerIdentity() == null ? at : later(at, pacedUntil(c.formerIdentity(), site, now));
+    }
+
+    private long pacedUntil(String identity, Site site, long now) {
         long interval = site.policy().minInterval().toNanos();
-        OptionalLong last = interval == 0 ? OptionalLong.empty() : lent.time(proxy, site.key());
+        OptionalLong last = interval == 0 ? OptionalLong.empty() : lent.time(identity, site.key());
         return last.isPresent() && now - (last.getAsLong() + interval) < 0 ? last.getAsLong() + interval : now;
     }
 

@@ -31,7 +31,7 @@ final class DiscoveryMetrics implements LeaseRecorder, ServedRecorder {
     static final String NO_POLICY = "none";
     /** Every {@code reason} a refusal is counted under, in the order that breaks a tie. */
     static final List<String> REFUSALS = List.of("no_proxy", "unhealthy", "at_capacity", "in_cooldown", "at_site_limit",
-            "paced");
+            "paced", "not_diverse");
     /** Answers take well under a millisecond to a few; the request deadline is 10 s by default. */
     static final double[] DURATION_BUCKETS = {0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5,
         5, 10};
@@ -68,7 +68,8 @@ final class DiscoveryMetrics implements LeaseRecorder, ServedRecorder {
 
     /** The reason that kept the most matching proxies; the earlier in {@link #REFUSALS} on a tie. */
     static String reason(Acquisition.NoMatch n) {
-        int[] counts = {0, n.unhealthy(), n.atCapacity(), n.inCooldown(), n.atSiteLimit(), n.paced()};
+        int[] counts = {0, n.unhealthy(), n.atCapacity(), n.inCooldown(), n.atSiteLimit(), n.paced(),
+            n.notDiverse()};
         int most = 0;
         for (int i = 1; i < counts.length; i++) {
             most = counts[i] > counts[most] ? i : most;

@@ -24,18 +24,22 @@ import tools.jackson.databind.node.ArrayNode;
 import tools.jackson.databind.node.ObjectNode;
 
 /**
- * The lease state's bytes: gzip'd JSON, one table of proxy keys that the rows point into by
- * index, every time in epoch milliseconds, every length in milliseconds.
+ * The lease state's bytes: gzip'd JSON, one table of proxy keys and egress addresses that the rows
+ * point into by index, every time in epoch milliseconds, every length in milliseconds.
  *
  * <pre>{@code
  * {"proxies": ["crawl/p1", ...],
- *  "leases":    [[digest, proxy, target or null, expiresAt], ...],
- *  "cooldowns": [[proxy, target ("" = every target), endsAt, length, "rate_limited" or "banned"], ...],
+ *  "leases":    [[digest, proxy, target or null, expiresAt, identity], ...],
+ *  "cooldowns": [[identity, target ("" = every target), endsAt, length, "rate_limited" or "banned"], ...],
  *  "bans":      [[proxy, target, bannedAt], ...],
  *  "released":  [[digest, reportableUntil], ...],
  *  "suspects":  [[proxy, since], ...],
- *  "lent":      [[proxy, site, lentAt], ...]}
+ *  "lent":      [[identity, site, lentAt], ...]}
  * }</pre>
+ *
+ * <p>An identity is the proxy's egress address, or the proxy itself while the address is not known.
+ * A lease row's fifth element came with egress identities: a row without it (from an earlier build)
+ * was lent as the proxy, and a build that does not know it reads the first four.
  *
  * <p>{@code lent} (for pacing) came after format 2 was first written and is optional: a state without it
  * paces nothing, and a build that does not know it reads the rest and ignores it (losing only the
@@ -65,7 +69,7 @@ final class StateCodec {
         for (LeaseState.HeldLease l : state.leases()) {
             ArrayNode row = leases.addArray().add(l.digest()).add(proxy(l.proxyKey(), index, proxies));
             l.target().ifPresentOrElse(row::add, row::addNull);
-            row.add(l.expiresAt().toEpochMilli());
+            row.add(l.expiresAt().toEpochMilli()).add(proxy(l.identity(), index, proxies));
         }
         ArrayNode cooldowns = root.putArray("cooldowns");
         for (LeaseState.CooldownEnd c : state.cooldowns()) {
@@ -113,7 +117,9 @@ final class StateCodec {
             List<LeaseState.HeldLease> leases = new ArrayList<>();
             for (JsonNode row : root.required("leases")) {
                 JsonNode target = row.required(2);
-                leases.add(new LeaseState.HeldLease(row.required(0).asString(), proxies.get(row.required(1).asInt()),
+                String proxy = proxies.get(row.required(1).asInt());
+                leases.add(new LeaseState.HeldLease(row.required(0).asString(), proxy,
+                        row.size() > 4 ? proxies.get(row.required(4).asInt()) : proxy,
                         target.isNull() ? Optional.empty() : Optional.of(target.asString()),
                         Instant.ofEpochMilli(row.required(3).asLong())));
             }

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.example.crawl.egress.ItRequirements;
+import com.example.crawl.egress.api.Proxy;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -48,7 +49,9 @@ class ApiDocsIT {
         List<Example> examples = examples(Files.readString(PAGE));
         assertTrue(examples.size() >= 10, "found " + examples.size() + " examples in " + PAGE);
         try (DiscoveryWorld world = DiscoveryWorld.start()) {
-            world.create(managed("eu-west-1", "10.0.0.11", Map.of("region", "eu-west", "country", "de"), 2, true, 42L));
+            Proxy euWest1 = managed("eu-west-1", "10.0.0.11", Map.of("region", "eu-west", "country", "de"), 2, true, 42L);
+            euWest1.setStatus(euWest1.getStatus().withEgressIP("203.0.113.11"));
+            world.create(euWest1);
             world.create(managed("eu-west-2", "10.0.0.12", Map.of("region", "eu-west", "country", "fr"), 1, false, null));
             world.create(managed("us-east-1", "10.0.1.21", Map.of("region", "us-east"), 1, false, null));
             Map<String, String> env = new HashMap<>(Map.of("DISCOVERY", "http://127.0.0.1:" + world.server.address()

@@ -117,6 +117,10 @@ class BadInputIT {
         t.add(acquire("target with a space", "{\"target\":\"a b\"}", 400, "invalid_target"));
         t.add(acquire("target too long", "{\"target\":\"" + "a".repeat(254) + "\"}", 400, "invalid_target"));
         t.add(acquire("target with a control character", "{\"target\":\"a\\u0007b\"}", 400, "invalid_target"));
+        t.add(acquire("diversity unknown", "{\"target\":\"a.test\",\"diversity\":\"asn\"}", 400, "invalid_diversity"));
+        t.add(acquire("diversity in upper case", "{\"target\":\"a.test\",\"diversity\":\"IP\"}", 400, "invalid_diversity"));
+        t.add(acquire("diversity a number", "{\"target\":\"a.test\",\"diversity\":24}", 400, "invalid_diversity"));
+        t.add(acquire("diversity without a target", "{\"diversity\":\"ip\"}", 400, "invalid_diversity"));
         t.add(acquire("an unknown field", "{\"proxy\":\"p1\"}", 400, "unknown_field"));
         t.add(acquire("a field in the wrong case", "{\"TTLSeconds\":60}", 400, "unknown_field"));
         // Reports.

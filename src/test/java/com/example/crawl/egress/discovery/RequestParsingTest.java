@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.example.crawl.egress.lease.Diversity;
 import com.example.crawl.egress.lease.ReportResult;
 import java.time.Duration;
 import java.util.Map;
@@ -27,17 +28,19 @@ class RequestParsingTest {
 
     @Test
     void shouldDefaultEveryAcquireField() {
-        assertEquals(new AcquireRequest(Map.of(), DEFAULT, Optional.empty()), acquire("{}"));
-        assertEquals(new AcquireRequest(Map.of(), DEFAULT, Optional.empty()),
+        assertEquals(new AcquireRequest(Map.of(), DEFAULT, Optional.empty(), Diversity.NONE), acquire("{}"));
+        assertEquals(new AcquireRequest(Map.of(), DEFAULT, Optional.empty(), Diversity.NONE),
                 acquire("{\"selector\":null,\"ttlSeconds\":null,\"target\":null}"));
     }
 
     @Test
     void shouldReadAFullAcquire() {
         assertEquals(new AcquireRequest(Map.of("region", "eu", "country", "de"), Duration.ofSeconds(3600),
-                Optional.of("example.com")), acquire("{\"selector\":{\"region\":\"eu\",\"country\":\"de\"},"
-                + "\"ttlSeconds\":3600,\"target\":\"example.com\"}"));
+                Optional.of("example.com"), Diversity.SUBNET), acquire("{\"selector\":{\"region\":\"eu\",\"country\":\"de\"},"
+                + "\"ttlSeconds\":3600,\"target\":\"example.com\",\"diversity\":\"subnet\"}"));
         assertEquals(Duration.ofSeconds(1), acquire("{\"ttlSeconds\":1}").ttl());
+        assertEquals(Diversity.NONE, acquire("{\"diversity\":\"none\"}").diversity(), "none needs no target");
+        assertEquals(Diversity.IP, acquire("{\"target\":\"a.example\",\"diversity\":\"ip\"}").diversity());
         assertEquals("ünïcode.example", acquire("{\"target\":\"ünïcode.example\"}").target().orElseThrow());
     }
 
@@ -52,12 +55,15 @@ class RequestParsingTest {
         assertEquals(ErrorCode.INVALID_TTL, acquireError("{\"ttlSeconds\":60.0}"));
         assertEquals(ErrorCode.INVALID_TARGET, acquireError("{\"target\":\"a\\tb\"}"));
         assertEquals(ErrorCode.INVALID_TARGET, acquireError("{\"target\":[]}"));
+        assertEquals(ErrorCode.INVALID_DIVERSITY, acquireError("{\"target\":\"a.example\",\"diversity\":\"IP\"}"));
+        assertEquals(ErrorCode.INVALID_DIVERSITY, acquireError("{\"target\":\"a.example\",\"diversity\":24}"));
+        assertEquals(ErrorCode.INVALID_DIVERSITY, acquireError("{\"diversity\":\"ip\"}"));
     }
 
     @Test
     void shouldSayWhichFieldIsUnknownAndWhichAreKnown() {
         ApiException e = assertThrows(ApiException.class, () -> acquire("{\"ttlSecond\":60}"));
-        assertEquals("unknown field \"ttlSecond\"; known fields: selector, target, ttlSeconds", e.getMessage());
+        assertEquals("unknown field \"ttlSecond\"; known fields: diversity, selector, target, ttlSeconds", e.getMessage());
         ApiException longName = assertThrows(ApiException.class, () -> acquire("{\"" + "k".repeat(5000) + "\":1}"));
         assertTrue(longName.getMessage().length() < 200, "a long name is cut short in the message");
     }

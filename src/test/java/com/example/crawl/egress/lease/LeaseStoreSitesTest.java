@@ -63,7 +63,7 @@ class LeaseStoreSitesTest {
         assertEquals("b", lend(fleet, SHOP).name(), "a has room for four more, but not for shop.test");
         NoMatch none = refused(fleet, SHOP);
 
-        assertEquals(new NoMatch(2, 0, 0, 0, 2, 0, SitePolicy.DEFAULTS, Optional.of(TTL)), none);
+        assertEquals(new NoMatch(2, 0, 0, 0, 2, 0, 0, SitePolicy.DEFAULTS, Optional.of(TTL)), none);
         assertEquals("a", lend(fleet, Optional.of("news.test")).name(), "another site is another count");
         assertEquals("b", lend(fleet, Optional.empty()).name(), "without a target no site limit: b has the fewest leases");
     }
@@ -88,7 +88,7 @@ class LeaseStoreSitesTest {
         lend(fleet, SHOP);
         lend(fleet, SHOP);
 
-        assertEquals(new NoMatch(1, 0, 0, 0, 1, 0, "crawl/shop", Optional.of(TTL)), refused(fleet, SHOP));
+        assertEquals(new NoMatch(1, 0, 0, 0, 1, 0, 0, "crawl/shop", Optional.of(TTL)), refused(fleet, SHOP));
     }
 
     @Test
@@ -141,7 +141,7 @@ class LeaseStoreSitesTest {
         store.release(lend(fleet, SHOP).id());
         clock.advance(Duration.ofSeconds(4));
 
-        assertEquals(new NoMatch(1, 0, 0, 0, 0, 1, "crawl/shop", Optional.of(Duration.ofSeconds(6))),
+        assertEquals(new NoMatch(1, 0, 0, 0, 0, 1, 0, "crawl/shop", Optional.of(Duration.ofSeconds(6))),
                 refused(fleet, SHOP));
         assertEquals("a", lend(fleet, Optional.of("news.test")).name(), "pacing is per site");
         clock.advance(Duration.ofSeconds(6));

@@ -83,7 +83,7 @@ class LeaseStoreTest {
         List<Candidate> fleet = List.of(proxy("a", 10L, 2));
         lend(fleet, NONE);
         lend(fleet, NONE);
-        assertEquals(new NoMatch(1, 1, 0, 0, 0, 0, SitePolicy.DEFAULTS, Optional.of(TTL)), store.acquire(fleet, Map.of(), NONE, TTL),
+        assertEquals(new NoMatch(1, 1, 0, 0, 0, 0, 0, SitePolicy.DEFAULTS, Optional.of(TTL)), store.acquire(fleet, Map.of(), NONE, TTL),
                 "free again when the first of its leases ends");
     }
 
@@ -127,7 +127,7 @@ class LeaseStoreTest {
         Acquisition none = store.acquire(List.of(full, cooling, sick, elsewhere), Map.of("region", "eu"),
                 Optional.of("shop.test"), TTL);
 
-        assertEquals(new NoMatch(3, 1, 1, 1, 0, 0, SitePolicy.DEFAULTS, Optional.of(TTL)), none, "considered = atCapacity + inCooldown + unhealthy");
+        assertEquals(new NoMatch(3, 1, 1, 1, 0, 0, 0, SitePolicy.DEFAULTS, Optional.of(TTL)), none, "considered = atCapacity + inCooldown + unhealthy");
     }
 
     @Test

@@ -102,14 +102,16 @@ class MetricsTest {
 
         metrics.leases().acquired(new Acquisition.NoMatch(0, 0, 0, 0));
         metrics.leases().acquired(new Acquisition.NoMatch(3, 1, 2, 0));
-        metrics.leases().acquired(new Acquisition.NoMatch(4, 1, 0, 1, 2, 0, "crawl/shops", Optional.empty()));
-        metrics.leases().acquired(new Acquisition.NoMatch(2, 0, 0, 0, 1, 1, "crawl/shops", Optional.empty()));
+        metrics.leases().acquired(new Acquisition.NoMatch(4, 1, 0, 1, 2, 0, 0, "crawl/shops", Optional.empty()));
+        metrics.leases().acquired(new Acquisition.NoMatch(2, 0, 0, 0, 1, 1, 0, "crawl/shops", Optional.empty()));
+        metrics.leases().acquired(new Acquisition.NoMatch(3, 0, 0, 0, 1, 0, 2, "", Optional.empty()));
 
         Exposition page = scrape();
         assertEquals(1.0, refusals(page, "no_proxy", "none"), "nothing matched");
         assertEquals(1.0, refusals(page, "in_cooldown", "none"));
         assertEquals(2.0, refusals(page, "at_site_limit", "crawl/shops"), "the most, and a tie won by the earlier reason");
         assertEquals(0.0, refusals(page, "paced", "none"));
+        assertEquals(1.0, refusals(page, "not_diverse", "none"), "no policy's: the client asked for diversity");
     }
 
     private static double refusals(Exposition page, String reason, String policy) {

@@ -24,9 +24,9 @@ class StateCodecTest {
     @Test
     void shouldReadBackEverythingItWrites() {
         LeaseState state = new LeaseState(7,
-                List.of(new LeaseState.HeldLease("d1", "crawl/a", Optional.of("shop.test"), AT.plusSeconds(300)),
+                List.of(new LeaseState.HeldLease("d1", "crawl/a", "198.51.100.7", Optional.of("shop.test"), AT.plusSeconds(300)),
                         new LeaseState.HeldLease("d2", "crawl/b", Optional.empty(), AT.plusSeconds(60))),
-                List.of(new LeaseState.CooldownEnd("crawl/a", "shop.test", AT.plusSeconds(1200), Duration.ofMinutes(20),
+                List.of(new LeaseState.CooldownEnd("198.51.100.7", "shop.test", AT.plusSeconds(1200), Duration.ofMinutes(20),
                                 ReportResult.BANNED),
                         new LeaseState.CooldownEnd("crawl/b", "", AT.plusSeconds(60), Duration.ZERO, ReportResult.RATE_LIMITED)),
                 List.of(new LeaseState.TargetTime("crawl/a", "shop.test", AT)),
@@ -47,6 +47,18 @@ class StateCodecTest {
 
         assertEquals(List.of(), read.lent());
         assertEquals(List.of(new LeaseState.Suspect("crawl/a", AT)), read.suspects());
+    }
+
+    /** Egress identities came later within format 2: a lease row of four was lent as its proxy. */
+    @Test
+    void shouldReadALeaseWithoutAnIdentityAsLentToItsProxy() {
+        String earlier = "{\"proxies\":[\"crawl/a\"],\"leases\":[[\"d1\",0,\"shop.test\"," + AT.toEpochMilli() + "]],"
+                + "\"cooldowns\":[],\"bans\":[],\"released\":[],\"suspects\":[]}";
+
+        LeaseState read = StateCodec.decode(gzip(earlier), 2, 4);
+
+        assertEquals(List.of(new LeaseState.HeldLease("d1", "crawl/a", "crawl/a", Optional.of("shop.test"), AT)),
+                read.leases());
     }
 
     @Test
