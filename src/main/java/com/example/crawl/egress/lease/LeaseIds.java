@@ -14,8 +14,8 @@ import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
 
 /**
- * Lease ids that verify themselves: what a lease is (its proxy, target, expiry and the leadership
- * term that granted it) and 96 random bits, followed by an HMAC-SHA256 tag over all of it, in
+ * Lease ids that verify themselves: what a lease is (its proxy, target, expiry, the leadership
+ * term that granted it and, when known, the proxy's egress address) and 96 random bits, followed by an HMAC-SHA256 tag over all of it, in
  * URL-safe base64. Any replica holding the key can tell a lease it never saw from a forgery, which
  * is what lets a new leader take the report of a lease its predecessor granted in its last second.
  *
@@ -47,8 +47,18 @@ public final class LeaseIds {
      * @param proxyKey  {@code namespace/name} of the proxy lent
      * @param target    the site the client named, if it did
      * @param expiresAt the lease's end
+     * @param identity  the proxy's {@linkplain Candidate#identity egress identity} when it was lent:
+     *                  its egress address, or {@code proxyKey}. Written after the target only when
+     *                  it is an address, where a build that knows no identities ignores it (it parses
+     *                  up to the target, and the tag covers everything)
      */
-    public record Claims(long term, String proxyKey, Optional<String> target, Instant expiresAt) { }
+    public record Claims(long term, String proxyKey, Optional<String> target, Instant expiresAt, String identity) {
+
+        /** Claims of a lease of a proxy whose egress address was not known. */
+        public Claims(long term, String proxyKey, Optional<String> target, Instant expiresAt) {
+            this(term, proxyKey, target, expiresAt, proxyKey);
+        }
+    }
 
     private final SecretKeySpec key;
     private final SecureRandom random = new SecureRandom();
@@ -72,13 +82,21 @@ public final class LeaseIds {
     String issue(Claims claims) {
         byte[] proxy = claims.proxyKey().getBytes(StandardCharsets.UTF_8);
         byte[] target = claims.target().orElse("").getBytes(StandardCharsets.UTF_8);
+        byte[] egress = claims.identity().equals(claims.proxyKey()) ? new byte[0]
+                : claims.identity().getBytes(StandardCharsets.UTF_8);
+        if (egress.length > 255) {
+            throw new IllegalArgumentException("an egress address is at most 255 bytes: " + claims.identity());
+        }
         ByteBuffer body = ByteBuffer.allocate(1 + 8 + 8 + NONCE_BYTES + 2 + proxy.length + 1 + 2 + target.length
-                + TAG_BYTES);
+                + (egress.length == 0 ? 0 : 1 + egress.length) + TAG_BYTES);
         byte[] nonce = new byte[NONCE_BYTES];
         random.nextBytes(nonce);
         body.put(VERSION).putLong(claims.term()).putLong(claims.expiresAt().toEpochMilli()).put(nonce)
                 .putShort((short) proxy.length).put(proxy)
                 .put((byte) (claims.target().isPresent() ? 1 : 0)).putShort((short) target.length).put(target);
+        if (egress.length > 0) {
+            body.put((byte) egress.length).put(egress);
+        }
         int signed = body.position();
         body.put(tag(body.array(), signed));
         return ENCODER.encodeToString(body.array());
@@ -109,7 +127,9 @@ public final class LeaseIds {
         String proxy = string(body, Short.toUnsignedInt(body.getShort()));
         boolean hasTarget = body.get() == 1;
         String target = string(body, Short.toUnsignedInt(body.getShort()));
-        return Optional.of(new Claims(term, proxy, hasTarget ? Optional.of(target) : Optional.empty(), expiresAt));
+        String identity = body.hasRemaining() ? string(body, Byte.toUnsignedInt(body.get())) : proxy;
+        return Optional.of(new Claims(term, proxy, hasTarget ? Optional.of(target) : Optional.empty(), expiresAt,
+                identity));
     }
 
     /**

@@ -241,7 +241,7 @@ public final class LeaseStore implements LeaseService, AutoCloseable {
                         soonestFree(candidates, selector, scan, now));
             }
             Instant expiresAt = clock.instant().plus(ttl);
-            String id = ids.issue(new LeaseIds.Claims(term, best.key(), target, expiresAt));
+            String id = ids.issue(new LeaseIds.Claims(term, best.key(), target, expiresAt, best.identity()));
             held.add(new Held(LeaseIds.digest(id), best.key(), best.identity(), target, expiresAt, now + ttl.toNanos(),
                     bestSite == null ? null : bestSite.key()));
             if (bestSite != null) {
@@ -382,9 +382,7 @@ public final class LeaseStore implements LeaseService, AutoCloseable {
             return null;
         }
         Instant expiresAt = claims.get().expiresAt();
-        // Its id names the proxy, not the address it had: its reports are kept for the proxy, which
-        // still honours them as its former identity (Candidate#formerIdentity).
-        Held adopted = new Held(digest, claims.get().proxyKey(), claims.get().proxyKey(), claims.get().target(), expiresAt,
+        Held adopted = new Held(digest, claims.get().proxyKey(), claims.get().identity(), claims.get().target(), expiresAt,
                 now + Duration.between(clock.instant(), expiresAt).toNanos(),
                 sites.siteOf(claims.get().proxyKey(), claims.get().target()));
         if (!adopted.reportable(now, limits.cooldownWindow().toNanos())) {

@@ -32,6 +32,19 @@ class LeaseIdsTest {
     }
 
     @Test
+    void shouldCarryTheEgressAddressItWasLentAsOnlyWhenKnown() {
+        for (String egress : new String[] {"198.51.100.7", "2001:db8:ffff:ffff:ffff:ffff:ffff:ffff"}) {
+            LeaseIds.Claims claims = new LeaseIds.Claims(2, "crawl/p", Optional.of("shop.example"), END, egress);
+            assertEquals(Optional.of(claims), ids.verify(ids.issue(claims)), egress);
+        }
+        LeaseIds.Claims unknown = new LeaseIds.Claims(2, "crawl/p", Optional.of("shop.example"), END);
+        String id = ids.issue(unknown);
+        assertEquals("crawl/p", ids.verify(id).orElseThrow().identity());
+        assertTrue(id.length() < ids.issue(new LeaseIds.Claims(2, "crawl/p", Optional.of("shop.example"), END,
+                "198.51.100.7")).length(), "an id of a proxy without an address is as an earlier build wrote it");
+    }
+
+    @Test
     void shouldIssueADifferentIdEachTime() {
         LeaseIds.Claims claims = new LeaseIds.Claims(1, "crawl/p", Optional.empty(), END);
         assertNotEquals(ids.issue(claims), ids.issue(claims));

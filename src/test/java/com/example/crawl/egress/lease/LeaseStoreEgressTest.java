@@ -151,4 +151,20 @@ class LeaseStoreEgressTest {
         assertEquals(1, refused(next, List.of(b), SHOP, Diversity.NONE).atSiteLimit(), "a's lease was lent as the address");
         assertEquals(1, refused(next, List.of(b), Optional.of("news.test"), Diversity.NONE).inCooldown());
     }
+
+    @Test
+    void shouldCoolDownTheAddressOfALeaseANewLeaderAdoptsFromItsId() {
+        byte[] key = LeaseIds.newKey();
+        LeaseStore first = new LeaseStore(LIMITS, clock, clock, BanListener.NONE, new LeaseIds(key));
+        first.takeOver(LeaseState.EMPTY, 1);
+        LeaseState before = first.snapshot().state();
+        Lease last = lend(first, List.of(proxy("a", NAT)), SHOP, Diversity.NONE); // granted after the last state write
+
+        LeaseStore next = new LeaseStore(LIMITS, clock, clock, BanListener.NONE, new LeaseIds(key));
+        next.takeOver(before, 2);
+
+        assertEquals(LeaseStore.Reported.ACCEPTED, next.report(last.id(), ReportResult.BANNED, SHOP));
+        assertEquals(1, refused(next, List.of(proxy("b", NAT)), SHOP, Diversity.NONE).inCooldown(),
+                "the id said which address the lease was lent as");
+    }
 }
