@@ -102,12 +102,17 @@ final class LeaseCrashScenario implements Scenario<LeaseCrashScenario.ServiceKey
         List<Candidate> made = new ArrayList<>();
         int count = 3 + random.nextInt(2);
         for (int i = 0; i < count; i++) {
-            made.add(new Candidate("crawl", "p" + i, Map.of(), true, 5L + random.nextInt(45), 1 + random.nextInt(3)));
+            // Egress addresses drawn from fewer than the proxies, some unknown: proxies often share
+            // one, and so share its cooldowns and site limit through every crash.
+            String egress = random.nextInt(4) == 0 ? null : "198.51.100." + random.nextInt(count - 1);
+            made.add(new Candidate("crawl", "p" + i, Map.of(), true, 5L + random.nextInt(45), 1 + random.nextInt(3),
+                    egress));
         }
         made.sort(Candidate.PREFERENCE);
         this.proxies = List.copyOf(made);
         this.guarantees = new LeaseGuarantees(proxies.stream().collect(Collectors.toMap(Candidate::key,
-                Candidate::maxLeases)), WINDOW, MAX_COOLDOWN, BAN_MEMORY, run::note);
+                Candidate::maxLeases)), proxies.stream().collect(Collectors.toMap(Candidate::key, Candidate::identity)),
+                WINDOW, MAX_COOLDOWN, BAN_MEMORY, run::note);
         this.secrets = new MemoryStateStore(run.plan(), stored -> {
             guarantees.applied(stored);
             run.count("state writes", 1);
@@ -407,7 +412,7 @@ final class LeaseCrashScenario implements Scenario<LeaseCrashScenario.ServiceKey
             }
             return;
         }
-        Report r = new Report(++reportNumbers, g, result, new LeaseGuarantees.Cell(g.proxy,
+        Report r = new Report(++reportNumbers, g, result, new LeaseGuarantees.Cell(guarantees.identity(g.proxy),
                 named.or(() -> g.target).orElse("")), now, now.plus(WINDOW));
         run.user(r + " sent to " + to, null);
         if (serving) {

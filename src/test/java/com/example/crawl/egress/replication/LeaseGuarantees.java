@@ -22,8 +22,8 @@ import java.util.stream.Collectors;
  * what the state Secret held, never from what a store says of itself:
  * <ol>
  * <li>No acknowledged report is forgotten: once a {@code banned} or {@code rate_limited} report
- *     was answered 204, the Secret holds its cooldown, and whoever serves holds it until it ends
- *     (and grants nothing it covers) and holds no cooldown longer than some report that could be
+ *     was answered 204, the Secret holds its cooldown (for the lent proxy's egress identity), and
+ *     whoever serves holds it until it ends (and grants nothing it covers, on any proxy of that identity) and holds no cooldown longer than some report that could be
  *     taken asked for; a ban is kept, and told to the serving leader's ban listener, for the
  *     listener's memory.
  * <li>No lease is lost: a report of a lease the client holds (granted, not released) is taken by
@@ -66,7 +66,10 @@ final class LeaseGuarantees {
         }
     }
 
-    /** A proxy and a target ({@code ""}: every target): what a cooldown or a ban is of. */
+    /**
+     * An egress identity (for a cooldown) or a proxy (for a kept ban) and a target ({@code ""}:
+     * every target): what a cooldown or a ban is of.
+     */
     record Cell(String proxy, String target) {
         @Override
         public String toString() {
@@ -76,10 +79,15 @@ final class LeaseGuarantees {
 
     /**
      * A {@code rate_limited} or {@code banned} report a client sent at {@code at}: its cooldown is
-     * of {@code cell} (the report's target, else the lease's, else every target) and ends at
-     * {@code ends}.
+     * of {@code cell} (the lent proxy's identity; the report's target, else the lease's, else every
+     * target) and ends at {@code ends}.
      */
     record Report(int number, Granted lease, ReportResult result, Cell cell, Instant at, Instant ends) {
+        /** What a ban of this report is kept as: the proxy, not its identity. */
+        Cell banCell() {
+            return new Cell(lease.proxy, cell.target());
+        }
+
         @Override
         public String toString() {
             return "report #" + number + " (" + result.wireName() + " " + cell + " of lease #" + lease.number + ")";
@@ -87,6 +95,7 @@ final class LeaseGuarantees {
     }
 
     private final Map<String, Integer> maxLeases;
+    private final Map<String, String> identities;
     private final Duration window;
     private final Duration maxCooldown;
     private final Duration banMemory;
@@ -104,18 +113,25 @@ final class LeaseGuarantees {
 
     /**
      * @param maxLeases each proxy's capacity
+     * @param identities  each proxy's egress identity
      * @param window      the first cooldown of a report, and how long after its expiry a lease takes reports
      * @param maxCooldown the longest a report's cooldown may be escalated to
      * @param banMemory   how long the ban listener keeps a ban
      * @param note      adds a line to the run's trace
      */
-    LeaseGuarantees(Map<String, Integer> maxLeases, Duration window, Duration maxCooldown, Duration banMemory,
-            Consumer<String> note) {
+    LeaseGuarantees(Map<String, Integer> maxLeases, Map<String, String> identities, Duration window,
+            Duration maxCooldown, Duration banMemory, Consumer<String> note) {
         this.maxLeases = Map.copyOf(maxLeases);
+        this.identities = Map.copyOf(identities);
         this.window = window;
         this.maxCooldown = maxCooldown;
         this.banMemory = banMemory;
         this.note = note;
+    }
+
+    /** The egress identity of {@code proxy}, which its cooldowns are kept for. */
+    String identity(String proxy) {
+        return identities.get(proxy);
     }
 
     List<String> violations() {
@@ -136,8 +152,8 @@ final class LeaseGuarantees {
 
     /** A client was granted {@code g} at {@code now}: nothing an acknowledged report covers. */
     void granted(Granted g, Instant now) {
-        List<Cell> covering = new ArrayList<>(List.of(new Cell(g.proxy, "")));
-        g.target.ifPresent(t -> covering.add(new Cell(g.proxy, t)));
+        List<Cell> covering = new ArrayList<>(List.of(new Cell(identity(g.proxy), "")));
+        g.target.ifPresent(t -> covering.add(new Cell(identity(g.proxy), t)));
         for (Cell c : covering) {
             Report r = cooling.get(c);
             if (r != null && now.isBefore(r.ends)) {
@@ -178,12 +194,12 @@ final class LeaseGuarantees {
         }
         cooling.merge(r.cell, r, (a, b) -> a.ends.isAfter(b.ends) ? a : b);
         if (r.result == ReportResult.BANNED) {
-            Instant ban = times(secret.bans()).get(r.cell);
+            Instant ban = times(secret.bans()).get(r.banCell());
             if (ban == null || ban.isBefore(r.at)) {
                 violate("ackban:" + r.number, "1: " + r + " was acknowledged, but the Secret holds the ban as of "
                         + ban);
             }
-            banned.merge(r.cell, r, (a, b) -> a.at.isAfter(b.at) ? a : b);
+            banned.merge(r.banCell(), r, (a, b) -> a.at.isAfter(b.at) ? a : b);
         }
     }
 
