@@ -28,7 +28,8 @@ import tools.jackson.databind.JsonNode;
  * The egress address end to end, against {@code --local} with its real Squids: each proxy's
  * {@code egressIP} in discovery's list is the address its requests reach the local target from,
  * learned through the local target's echo; so the sample fleet shows three distinct ones, each its
- * Squid's own loopback address, and two External proxies that leave by one address show that one.
+ * Squid's own loopback address, and two External proxies that leave by one address show that one,
+ * and share what the lease store keeps for it: a site's per-proxy limit and a ban for a site.
  */
 class EgressAddressIT {
 
@@ -73,13 +74,42 @@ class EgressAddressIT {
             assertEquals(SHARED_EGRESS, learned.get("ext-2"), "two endpoints, one address sites see: " + learned);
             assertEquals(SHARED_EGRESS, kube.resources(Proxy.class).inNamespace(NAMESPACE).withName("ext-1").get()
                     .getStatus().egressIP(), "discovery shows what status holds");
+
+            shouldShareTheSitesLimitAndABanBehindTheAddress(op);
         }
+    }
+
+    /** The two External proxies, both healthy and on {@link #SHARED_EGRESS}, lent for one site. */
+    private static void shouldShareTheSitesLimitAndABanBehindTheAddress(LocalOperator op) throws Exception {
+        String both = "{\"selector\":{\"team\":\"egress-it\"},\"target\":\"shop.test\"}";
+        op.await(() -> listed(op).values().stream().filter(p -> p.get("name").asText().startsWith("ext-"))
+                .filter(p -> p.get("healthy").asBoolean()).count() == 2, "both External Proxies healthy");
+        JsonNode shop = op.lease(both);
+        assertEquals(SHARED_EGRESS, shop.at("/proxy/egressIP").asText(), "the lease answer names the address");
+        assertEquals(LocalTarget.GREETING, LocalModeIT.curl("-x", shop.at("/proxy/url").asText(), "http://127.0.0.1:8091/"),
+                "a real request through the leased Squid");
+
+        JsonNode limited = op.refusal(both).orElseThrow(() -> new AssertionError("a second lease for shop.test"));
+        assertEquals(2, limited.get("atSiteLimit").asInt(),
+                "one lease for the site per address: the other proxy is behind the same one: " + limited);
+        JsonNode news = op.lease("{\"selector\":{\"team\":\"egress-it\"},\"target\":\"news.test\"}");
+        assertEquals(SHARED_EGRESS, news.at("/proxy/egressIP").asText(), "another site is another count");
+        op.release(news);
+
+        LocalOperator.Reply banned = op.call("POST", "/v1/leases/" + shop.get("leaseId").asText() + "/report",
+                "{\"result\":\"banned\"}");
+        assertEquals(204, banned.status(), String.valueOf(banned.body()));
+        op.release(shop);
+        JsonNode cooling = op.refusal(both).orElseThrow(() -> new AssertionError("a lease for shop.test after the ban"));
+        assertEquals(2, cooling.get("inCooldown").asInt(),
+                "the site banned the address, so neither proxy behind it is lent for it: " + cooling);
+        op.release(op.lease("{\"selector\":{\"team\":\"egress-it\"},\"target\":\"news.test\"}"));
     }
 
     private static void external(KubernetesClient kube, String name, Squid squid) {
         Proxy p = new Proxy();
         p.setMetadata(new ObjectMetaBuilder().withNamespace(NAMESPACE).withName(name).build());
-        p.setSpec(new ProxySpec(ProxySpec.Mode.External, null, null, Map.of("team", "egress-it"), null, null, null,
+        p.setSpec(new ProxySpec(ProxySpec.Mode.External, null, null, Map.of("team", "egress-it"), 2, null, null,
                 null, null, new Endpoint(squid.host(), squid.port(), null), CHECK));
         kube.resource(p).create();
     }
