@@ -81,6 +81,12 @@ final class FlagTable {
                         + "TargetPolicy names")
                 .define("site-min-interval", "0s", "shortest time between two leases of one proxy for one site, for "
                         + "sites no TargetPolicy names: at most 1h")
+                .define("session-ttl", "10m", "how long a sticky session lasts after its last lease when the request "
+                        + "names no sessionTtlSeconds: whole seconds, at most --session-max-ttl")
+                .define("session-max-ttl", "24h", "longest sessionTtlSeconds a client may ask for; longer requests are "
+                        + "refused")
+                .define("max-sessions", "10000", "sticky sessions kept at most (1 to 1000000): a new one beyond drops "
+                        + "the least recently used, as does a write of the lease state past its 256 KiB")
                 .define("lease-sweep-interval", "30s", "interval between sweeps of expired leases and cooldowns")
                 .define("lease-commit-interval", "200ms", "shortest time between two writes of the lease state while a "
                         + "report waits for one: reports arriving meanwhile share a write")

@@ -123,10 +123,19 @@ public record OperatorConfig(
      * @param failureWindow     the span those failures are counted over, and how long after a
      *                          probe cleared a proxy new failures cannot exclude it again
      * @param sites             the limits of a site no {@code TargetPolicy} names
+     * @param sessions          how long sticky sessions last and how many are kept
      */
     public record Leases(Duration defaultTtl, Duration maxTtl, Duration cooldownWindow, Duration sweepInterval,
             Duration rateLimitCooldown, Duration maxCooldown, int failureThreshold, Duration failureWindow,
-            Sites sites) {
+            Sites sites, Sessions sessions) {
+
+        /** Limits with the flags' default sessions. */
+        public Leases(Duration defaultTtl, Duration maxTtl, Duration cooldownWindow, Duration sweepInterval,
+                Duration rateLimitCooldown, Duration maxCooldown, int failureThreshold, Duration failureWindow,
+                Sites sites) {
+            this(defaultTtl, maxTtl, cooldownWindow, sweepInterval, rateLimitCooldown, maxCooldown, failureThreshold,
+                    failureWindow, sites, Sessions.DEFAULT);
+        }
 
         /** Limits whose rate limits cool down as long as bans: one window each, escalation up to a day. */
         public Leases(Duration defaultTtl, Duration maxTtl, Duration cooldownWindow, Duration sweepInterval) {
@@ -153,6 +162,24 @@ public record OperatorConfig(
         public static final Sites DEFAULT = new Sites(0, 1, Duration.ZERO);
         /** The longest minimum interval the flags, or a site's policy, may set. */
         public static final Duration MAX_MIN_INTERVAL = Duration.ofHours(1);
+    }
+
+    /**
+     * Sticky sessions: {@code --session-ttl}, {@code --session-max-ttl}, {@code --max-sessions}.
+     *
+     * @param defaultTtl how long a session lasts after its last lease when the request names no TTL
+     * @param maxTtl     the longest session TTL a client may ask for
+     * @param max        sessions kept at most; a new one beyond drops the least recently used
+     */
+    public record Sessions(Duration defaultTtl, Duration maxTtl, int max) {
+        /**
+         * The flags' defaults: ten minutes, at most a day, 10,000 sessions: about what the replicated
+         * lease state's 256 KiB holds beside its leases and cooldowns (some 30 bytes a session of a
+         * UUID's length, gzip'd), past which its writes drop the least recently used anyway.
+         */
+        public static final Sessions DEFAULT = new Sessions(Duration.ofMinutes(10), Duration.ofHours(24), 10_000);
+        /** The longest either TTL flag may set: thirty days. */
+        static final Duration LONGEST = Duration.ofDays(30);
     }
 
     /**
@@ -407,7 +434,7 @@ public record OperatorConfig(
                 positive(f, "cooldown-window"), positive(f, "lease-sweep-interval"), positive(f, "rate-limit-cooldown"),
                 positive(f, "max-cooldown"), f.integer("failure-threshold", 1, 1_000), positive(f, "failure-window"),
                 new Sites(f.integer("site-max-leases", 0, 100_000), f.integer("site-leases-per-proxy", 1, 1_000),
-                        atMost(f, "site-min-interval", Sites.MAX_MIN_INTERVAL, "1h")));
+                        atMost(f, "site-min-interval", Sites.MAX_MIN_INTERVAL, "1h")), sessions(f));
         for (String shorter : List.of("cooldown-window", "rate-limit-cooldown")) {
             if (f.duration(shorter).compareTo(l.maxCooldown()) > 0) {
                 throw Flags.invalid(shorter, f.string(shorter), "must not exceed --max-cooldown (" + f.string("max-cooldown") + ")");
@@ -418,6 +445,17 @@ public record OperatorConfig(
                     "must not exceed --max-lease-ttl (" + f.string("max-lease-ttl") + ")");
         }
         return l;
+    }
+
+    private static Sessions sessions(Flags f) throws ConfigException {
+        Sessions s = new Sessions(wholeSeconds(f, "session-ttl", Sessions.LONGEST, "720h"),
+                wholeSeconds(f, "session-max-ttl", Sessions.LONGEST, "720h"),
+                f.integer("max-sessions", 1, 1_000_000));
+        if (s.defaultTtl().compareTo(s.maxTtl()) > 0) {
+            throw Flags.invalid("session-ttl", f.string("session-ttl"),
+                    "must not exceed --session-max-ttl (" + f.string("session-max-ttl") + ")");
+        }
+        return s;
     }
 
     private static Replication replication(Flags f, Map<String, String> env, boolean local) throws ConfigException {
@@ -452,7 +490,8 @@ public record OperatorConfig(
                     + "clients will send, or pass --discovery-allow-unauthenticated to serve discovery without one");
         }
         return new Discovery(token, open, f.integer("discovery-max-connections", 1, 1_000_000),
-                wholeSeconds(f, "discovery-request-timeout"), wholeSeconds(f, "discovery-idle-timeout"));
+                wholeSeconds(f, "discovery-request-timeout", Duration.ofHours(1), "1h"),
+                wholeSeconds(f, "discovery-idle-timeout", Duration.ofHours(1), "1h"));
     }
 
     private static Probes probes(Flags f, boolean local) throws ConfigException {
@@ -498,14 +537,15 @@ public record OperatorConfig(
     }
 
     /**
-     * A duration the JDK HTTP server reads in whole seconds, from 1s to 1h: it would drop a
-     * fraction and take 0 as "no limit"; the upper bound keeps far from the overflow of its
-     * conversion to milliseconds, which it would also take as "no limit".
+     * A duration read in whole seconds, from 1s to {@code max}. The JDK HTTP server reads its
+     * timeouts so: it would drop a fraction and take 0 as "no limit", and a bound of 1h keeps far
+     * from the overflow of its conversion to milliseconds, which it would also take as "no limit".
+     * A client asks for a session's TTL in seconds, so the flags that bound it are whole seconds too.
      */
-    private static Duration wholeSeconds(Flags f, String name) throws ConfigException {
+    private static Duration wholeSeconds(Flags f, String name, Duration max, String written) throws ConfigException {
         Duration d = f.duration(name);
-        if (d.toNanosPart() != 0 || d.compareTo(Duration.ofSeconds(1)) < 0 || d.compareTo(Duration.ofHours(1)) > 0) {
-            throw Flags.invalid(name, f.string(name), "must be a whole number of seconds from 1s to 1h");
+        if (d.toNanosPart() != 0 || d.compareTo(Duration.ofSeconds(1)) < 0 || d.compareTo(max) > 0) {
+            throw Flags.invalid(name, f.string(name), "must be a whole number of seconds from 1s to " + written);
         }
         return d;
     }

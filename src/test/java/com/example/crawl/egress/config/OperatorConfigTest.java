@@ -62,6 +62,14 @@ class OperatorConfigTest {
     }
 
     @Test
+    void shouldReadTheSessionFlags() throws ConfigException {
+        assertEquals(new OperatorConfig.Sessions(Duration.ofMinutes(10), Duration.ofHours(24), 10_000),
+                parse().leases().sessions());
+        assertEquals(new OperatorConfig.Sessions(Duration.ofHours(2), Duration.ofHours(720), 500),
+                parse("--session-ttl=2h", "--session-max-ttl=720h", "--max-sessions=500").leases().sessions());
+    }
+
+    @Test
     void shouldReadEveryKindOfValue() throws ConfigException {
         OperatorConfig c = parse("--local", "--proxy-namespace=crawl", "--providers-config=/etc/p.yaml",
                 "--leader-elect=false", "--metrics-address=0", "--discovery-address=127.0.0.1:9000",
@@ -123,6 +131,12 @@ class OperatorConfigTest {
         "--site-max-leases=-1 | invalid value \"-1\" for flag --site-max-leases: must be between 0 and 100000",
         "--site-leases-per-proxy=0 | invalid value \"0\" for flag --site-leases-per-proxy: must be between 1 and 1000",
         "--site-min-interval=1h1s | invalid value \"1h1s\" for flag --site-min-interval: must be at most 1h",
+        "--session-ttl=25h | invalid value \"25h\" for flag --session-ttl: must not exceed --session-max-ttl (24h)",
+        "--session-ttl=1500ms | invalid value \"1500ms\" for flag --session-ttl: must be a whole number of seconds from 1s to 720h",
+        "--session-ttl=0 | invalid value \"0\" for flag --session-ttl: must be a whole number of seconds from 1s to 720h",
+        "--session-max-ttl=721h | invalid value \"721h\" for flag --session-max-ttl: must be a whole number of seconds from 1s to 720h",
+        "--max-sessions=0 | invalid value \"0\" for flag --max-sessions: must be between 1 and 1000000",
+        "--max-sessions=1000001 | invalid value \"1000001\" for flag --max-sessions: must be between 1 and 1000000",
         "--leader-election-renew-deadline=20s | invalid value \"20s\" for flag --leader-election-renew-deadline: must be shorter than --leader-election-lease-duration (15s)",
         "--drift-poll=9000000000000000000h | invalid value \"9000000000000000000h\" for flag --drift-poll: number too large",
         "--discovery-max-connections=0 | invalid value \"0\" for flag --discovery-max-connections: must be between 1 and 1000000",
