@@ -12,6 +12,8 @@ import com.example.crawl.egress.lease.LeaseStore;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpHandler;
 import java.io.IOException;
+import java.time.Duration;
+import java.time.Instant;
 import java.time.format.DateTimeFormatter;
 import java.time.temporal.ChronoUnit;
 import java.util.List;
@@ -23,7 +25,9 @@ import tools.jackson.databind.node.ObjectNode;
  * {@code POST /v1/leases}: lends the best matching proxy. 201 with the lease, or 409
  * {@code no_match} with counts that add up: {@code considered = atCapacity + inCooldown +
  * unhealthy + atSiteLimit + paced + notDiverse}, and, when a healthy proxy matches, {@code retryAfterSeconds}
- * and a {@code Retry-After} header: how soon the first of them is free again. Every matching proxy
+ * and a {@code Retry-After} header: how soon the first of them is free again. In a strict sticky
+ * session whose proxy cannot take the lease, 409 {@code session_unavailable} with the
+ * {@code reason} and, when known, when it can. Every matching proxy
  * is handed to the store, unhealthy ones too, so that they are counted; the store selects and
  * records the lease under its one lock. A proxy being deleted or a
  * retired pool member is not a candidate at all (nor counted): the catalog leaves it out.
@@ -50,8 +54,7 @@ final class AcquireLeaseHandler implements HttpHandler {
 
     @Override
     public void handle(HttpExchange exchange) throws IOException {
-        AcquireRequest request = AcquireRequest.parse(RequestLimits.body(exchange), leases.defaultTtl(),
-                leases.maxTtl());
+        AcquireRequest request = AcquireRequest.parse(RequestLimits.body(exchange), AcquireRequest.Bounds.of(leases));
         ProxyCatalog.Snapshot snapshot = catalog.current();
         // Filtered here, outside the store's lock, so that the lock is held only for matching proxies.
         List<Candidate> candidates = request.selector().isEmpty() ? snapshot.candidates()
@@ -62,11 +65,19 @@ final class AcquireLeaseHandler implements HttpHandler {
             case Acquisition.Granted granted -> Responses.json(exchange, 201,
                     JsonBodies.write(granted(granted, snapshot.byKey().get(granted.proxy().key()), request)));
             case Acquisition.NoMatch none -> {
-                none.retryAfter().ifPresent(wait -> exchange.getResponseHeaders().set("Retry-After",
-                        Long.toString(Responses.seconds(wait))));
+                retryAfter(exchange, none.retryAfter());
                 Responses.json(exchange, ErrorCode.NO_MATCH.status(), JsonBodies.write(noMatch(none)));
             }
+            case Acquisition.SessionUnavailable refused -> {
+                retryAfter(exchange, refused.retryAfter());
+                Responses.json(exchange, ErrorCode.SESSION_UNAVAILABLE.status(),
+                        JsonBodies.write(sessionUnavailable(refused, request)));
+            }
         }
+    }
+
+    private static void retryAfter(HttpExchange exchange, Optional<Duration> wait) {
+        wait.ifPresent(w -> exchange.getResponseHeaders().set("Retry-After", Long.toString(Responses.seconds(w))));
     }
 
     private ObjectNode granted(Acquisition.Granted granted, ProxyView proxy, AcquireRequest request) {
@@ -80,9 +91,39 @@ final class AcquireLeaseHandler implements HttpHandler {
         }
         ObjectNode body = JsonBodies.newObject().put("leaseId", lease.id());
         body.set("proxy", proxy.toLeaseJson(secret));
-        return body.put("target", lease.target().orElse(null))
+        body.put("target", lease.target().orElse(null))
                 .put("ttlSeconds", request.ttl().toSeconds())
-                .put("expiresAt", DateTimeFormatter.ISO_INSTANT.format(lease.expiresAt().truncatedTo(ChronoUnit.MILLIS)));
+                .put("expiresAt", instant(lease.expiresAt()));
+        granted.session().ifPresent(s -> body.put("session", s.id()).put("sessionExpiresAt", instant(s.expiresAt()))
+                .put("sessionMoved", s.moved()));
+        return body;
+    }
+
+    private static String instant(Instant at) {
+        return DateTimeFormatter.ISO_INSTANT.format(at.truncatedTo(ChronoUnit.MILLIS));
+    }
+
+    private static ObjectNode sessionUnavailable(Acquisition.SessionUnavailable refused, AcquireRequest request) {
+        String id = request.session().orElseThrow().id();
+        ObjectNode body = JsonBodies.errorObject(ErrorCode.SESSION_UNAVAILABLE, "the proxy of strict session \""
+                + id + "\" cannot take this lease now (" + reason(refused.reason()) + "); the session was not moved")
+                .put("session", id)
+                .put("reason", reason(refused.reason()));
+        refused.retryAfter().ifPresent(wait -> body.put("retryAfterSeconds", Responses.seconds(wait)));
+        return body;
+    }
+
+    /** The {@code reason} of a 409 {@code session_unavailable}: the name of the {@code no_match} count it falls under, or {@code gone}. */
+    static String reason(Acquisition.Reason reason) {
+        return switch (reason) {
+            case GONE -> "gone";
+            case UNHEALTHY -> "unhealthy";
+            case AT_CAPACITY -> "atCapacity";
+            case IN_COOLDOWN -> "inCooldown";
+            case AT_SITE_LIMIT -> "atSiteLimit";
+            case PACED -> "paced";
+            case NOT_DIVERSE -> "notDiverse";
+        };
     }
 
     private static ObjectNode noMatch(Acquisition.NoMatch none) {

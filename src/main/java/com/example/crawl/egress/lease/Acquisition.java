@@ -1,14 +1,67 @@
 package com.example.crawl.egress.lease;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Objects;
 import java.util.Optional;
 
 /** What {@link LeaseStore#acquire} did: lent a proxy, or found none and says why. */
 public sealed interface Acquisition {
 
-    /** A proxy was lent. */
-    record Granted(Lease lease, Candidate proxy) implements Acquisition { }
+    /**
+     * Why a proxy may not be lent now, in the order a refusal counts them: the first that holds.
+     * {@link #GONE} only ever names a session's proxy: it is no longer a candidate, or no longer
+     * matches the selector.
+     */
+    enum Reason { GONE, UNHEALTHY, AT_CAPACITY, IN_COOLDOWN, AT_SITE_LIMIT, PACED, NOT_DIVERSE }
+
+    /**
+     * A proxy was lent.
+     *
+     * @param session the lease's sticky session, when the ask named one
+     */
+    record Granted(Lease lease, Candidate proxy, Optional<Session> session) implements Acquisition {
+
+        public Granted {
+            Objects.requireNonNull(session, "session");
+        }
+
+        /** A lease outside any session. */
+        public Granted(Lease lease, Candidate proxy) {
+            this(lease, proxy, Optional.empty());
+        }
+    }
+
+    /**
+     * The sticky session a lease was granted in.
+     *
+     * @param id        the client's name for it
+     * @param expiresAt when it ends unless another lease renews it, on the wall clock
+     * @param moved     whether it was on another proxy, which could not be lent, before this lease;
+     *                  false for a session's first lease
+     */
+    record Session(String id, Instant expiresAt, boolean moved) {
+        public Session {
+            Objects.requireNonNull(id, "id");
+            Objects.requireNonNull(expiresAt, "expiresAt");
+        }
+    }
+
+    /**
+     * A strict session's proxy could not be lent, and the session was not moved.
+     *
+     * @param reason     why it could not
+     * @param policy     the {@link SitePolicy#name} of the proxy's site when a site limit or pacing
+     *                   refused it, else {@link SitePolicy#DEFAULTS}: a label for metrics
+     * @param retryAfter how soon it is free again as things stand; empty when it is unhealthy or gone
+     */
+    record SessionUnavailable(Reason reason, String policy, Optional<Duration> retryAfter) implements Acquisition {
+        public SessionUnavailable {
+            Objects.requireNonNull(reason, "reason");
+            Objects.requireNonNull(policy, "policy");
+            Objects.requireNonNull(retryAfter, "retryAfter");
+        }
+    }
 
     /**
      * No proxy could be lent. The counts add up: {@code considered = atCapacity + inCooldown +

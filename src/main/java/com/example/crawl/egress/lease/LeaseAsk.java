@@ -4,17 +4,21 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.regex.Pattern;
 
 /**
- * What a client asks of {@link LeaseService#acquire}: which proxies, for which site, for how long.
+ * What a client asks of {@link LeaseService#acquire}: which proxies, for which site, for how long,
+ * and whether in a sticky session.
  *
  * @param selector  attributes a proxy must have, all of them; empty matches every proxy
  * @param target    the site the client will crawl, if it says
  * @param ttl       the lease's lifetime, from zero (exclusive) to the service's {@link LeaseService#maxTtl()}
  * @param diversity how far the lease's egress must be from the site's other running leases; only
  *                  with a target
+ * @param session   the sticky session the lease is for, if any
  */
-public record LeaseAsk(Map<String, String> selector, Optional<String> target, Duration ttl, Diversity diversity) {
+public record LeaseAsk(Map<String, String> selector, Optional<String> target, Duration ttl, Diversity diversity,
+        Optional<Session> session) {
 
     public LeaseAsk {
         selector = Map.copyOf(selector);
@@ -24,10 +28,46 @@ public record LeaseAsk(Map<String, String> selector, Optional<String> target, Du
         if (diversity != Diversity.NONE && target.isEmpty()) {
             throw new IllegalArgumentException("diversity is among the leases of one site: it needs a target");
         }
+        Objects.requireNonNull(session, "session");
     }
 
-    /** An ask without diversity. */
+    /** An ask outside any session. */
+    public LeaseAsk(Map<String, String> selector, Optional<String> target, Duration ttl, Diversity diversity) {
+        this(selector, target, ttl, diversity, Optional.empty());
+    }
+
+    /** An ask without diversity, outside any session. */
     public LeaseAsk(Map<String, String> selector, Optional<String> target, Duration ttl) {
         this(selector, target, ttl, Diversity.NONE);
+    }
+
+    /**
+     * A sticky session: leases asked with one {@code id} go to the proxy its last lease went to
+     * while that proxy may be lent; the session ends {@code ttl} after its last lease.
+     *
+     * @param id     the client's name for it: 1 to {@value #MAX_ID_LENGTH} of {@code [A-Za-z0-9._~:-]},
+     *               which bounds what the store keeps per session
+     * @param ttl    how long it lasts after this lease, from zero (exclusive) to the service's
+     *               {@link LeaseService#maxSessionTtl()}
+     * @param strict when the proxy may not be lent: refuse ({@link Acquisition.SessionUnavailable})
+     *               rather than move the session to another
+     */
+    public record Session(String id, Duration ttl, boolean strict) {
+
+        /** The longest session id. */
+        public static final int MAX_ID_LENGTH = 128;
+        private static final Pattern ID = Pattern.compile("[A-Za-z0-9._~:-]{1," + MAX_ID_LENGTH + "}");
+
+        public Session {
+            if (!validId(id)) {
+                throw new IllegalArgumentException("not a session id: " + id);
+            }
+            Objects.requireNonNull(ttl, "ttl");
+        }
+
+        /** Whether {@code id} may name a session. */
+        public static boolean validId(String id) {
+            return id != null && id.length() <= MAX_ID_LENGTH && ID.matcher(id).matches();
+        }
     }
 }

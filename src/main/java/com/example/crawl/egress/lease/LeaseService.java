@@ -19,6 +19,12 @@ public interface LeaseService {
     /** The longest TTL a client may ask for. */
     Duration maxTtl();
 
+    /** The TTL of a sticky session whose request names none. */
+    Duration defaultSessionTtl();
+
+    /** The longest session TTL a client may ask for. */
+    Duration maxSessionTtl();
+
     /** See {@link LeaseStore#acquire(Collection, LeaseAsk)}. @throws Unavailable when this replica cannot grant now */
     Acquisition acquire(Collection<Candidate> candidates, LeaseAsk ask);
 

@@ -8,7 +8,7 @@ import java.util.Optional;
 
 /**
  * What a lease store holds, with wall-clock times, so that another process can take it over: the
- * form in which leases, cooldowns, kept bans and suspected proxies outlive the process that took
+ * form in which leases, cooldowns, kept bans, suspected proxies and sessions outlive the process that took
  * them. Lease ids are not in it, only their {@link LeaseIds#digest digests}.
  *
  * @param term      the leadership term of the store it was taken from
@@ -22,9 +22,10 @@ import java.util.Optional;
  *                  succeeds, and since when
  * @param lent      per egress identity and {@linkplain SitePolicy#site site} whose policy paces, when
  *                  it was last lent for the site
+ * @param sessions  sticky sessions running, the least recently lent first
  */
 public record LeaseState(long term, List<HeldLease> leases, List<CooldownEnd> cooldowns, List<TargetTime> bans,
-        List<Released> released, List<Suspect> suspects, List<TargetTime> lent) {
+        List<Released> released, List<Suspect> suspects, List<TargetTime> lent, List<SessionEnd> sessions) {
 
     /** Holds nothing, in term 0: what a store starts from when no state was ever written. */
     public static final LeaseState EMPTY = new LeaseState(0, List.of(), List.of(), List.of());
@@ -36,6 +37,13 @@ public record LeaseState(long term, List<HeldLease> leases, List<CooldownEnd> co
         released = List.copyOf(released);
         suspects = List.copyOf(suspects);
         lent = List.copyOf(lent);
+        sessions = List.copyOf(sessions);
+    }
+
+    /** A state without sessions. */
+    public LeaseState(long term, List<HeldLease> leases, List<CooldownEnd> cooldowns, List<TargetTime> bans,
+            List<Released> released, List<Suspect> suspects, List<TargetTime> lent) {
+        this(term, leases, cooldowns, bans, released, suspects, lent, List.of());
     }
 
     /** A state in which no proxy is paced. */
@@ -114,6 +122,17 @@ public record LeaseState(long term, List<HeldLease> leases, List<CooldownEnd> co
         /** A lease of a proxy whose egress address was not known: its identity is the proxy. */
         public HeldLease(String digest, String proxyKey, Optional<String> target, Instant expiresAt) {
             this(digest, proxyKey, proxyKey, target, expiresAt);
+        }
+    }
+
+    /** A sticky session: the proxy it was last lent, and when it ends unless another lease renews it. */
+    public record SessionEnd(String id, String proxyKey, Instant expiresAt) {
+        public SessionEnd {
+            if (!LeaseAsk.Session.validId(id)) {
+                throw new IllegalArgumentException("not a session id: " + id);
+            }
+            Objects.requireNonNull(proxyKey, "proxyKey");
+            Objects.requireNonNull(expiresAt, "expiresAt");
         }
     }
 

@@ -57,6 +57,10 @@ import org.slf4j.LoggerFactory;
  * leases and ask the {@link ProbeRequests} for a probe, whose success, told to {@link #probed},
  * lets it be lent again.
  *
+ * <p>A lease may be asked in a sticky session ({@link LeaseAsk.Session}): the session's next lease
+ * goes to the same proxy while that proxy may be lent by the rules above, and a session ends its
+ * TTL after its last lease. Sessions are bounded as {@link Sessions} says.
+ *
  * <p>Lease ids verify themselves ({@link LeaseIds}); the store keeps only their digests. A lease
  * this store does not hold but that an earlier leadership term granted and that was not in the
  * state taken over (granted in its predecessor's last moments) still takes a report within its
@@ -92,6 +96,7 @@ public final class LeaseStore implements LeaseService, AutoCloseable {
     private final Cooldowns cooldowns; // guarded by lock
     private final Suspicions suspicions; // guarded by lock
     private final SiteLimits sites; // guarded by lock
+    private final Sessions sessions; // guarded by lock
     /** The bans the listener keeps, by proxy and target: when each was last reported. */
     private final TargetTimes keptBans = new TargetTimes(Cooldowns.PER_PROXY, Cooldowns.TOTAL); // guarded by lock
     /**
@@ -152,6 +157,7 @@ public final class LeaseStore implements LeaseService, AutoCloseable {
         this.defaults = SitePolicy.defaults(limits);
         this.cooldowns = new Cooldowns();
         this.suspicions = new Suspicions(limits.failureThreshold(), limits.failureWindow().toNanos());
+        this.sessions = new Sessions(limits.sessions().max());
     }
 
     @Override
@@ -164,6 +170,16 @@ public final class LeaseStore implements LeaseService, AutoCloseable {
         return limits.maxTtl();
     }
 
+    @Override
+    public Duration defaultSessionTtl() {
+        return limits.sessions().defaultTtl();
+    }
+
+    @Override
+    public Duration maxSessionTtl() {
+        return limits.sessions().maxTtl();
+    }
+
     /**
      * Lends the best eligible proxy among {@code candidates}: matching {@code selector}, healthy
      * (and not suspected after clients' failures), under its {@code maxLeases}, not cooling down for
@@ -172,12 +188,17 @@ public final class LeaseStore implements LeaseService, AutoCloseable {
      * address (or network) none of the site's running leases is on. Best = fewest active leases, then
      * {@link Candidate#PREFERENCE} (lowest latency, unknown last, then namespace/name).
      *
+     * <p>In a sticky session the proxy the session was last lent comes first: while it is a
+     * candidate and eligible by those same rules it is lent again, best or not. When it is not, a
+     * strict session is refused ({@link Acquisition.SessionUnavailable}) and a flex one moves to the
+     * best eligible proxy. Either way a lease renews the session ({@link Sessions}).
+     *
      * <p>{@code candidates} must come in {@link Candidate#PREFERENCE} order: the scan stops at the
      * first eligible proxy without a lease, since none after it can be better. (In another order
      * capacity, health and cooldowns still hold, but a slower free proxy may be chosen.) Without a
      * match every candidate is counted, for the {@link Acquisition.NoMatch} figures.
      *
-     * @throws IllegalArgumentException for a TTL out of the ask's bounds
+     * @throws IllegalArgumentException for a TTL or session TTL out of the ask's bounds
      */
     @Override
     public Acquisition acquire(Collection<Candidate> candidates, LeaseAsk ask) {
@@ -187,13 +208,36 @@ public final class LeaseStore implements LeaseService, AutoCloseable {
         if (ttl.isNegative() || ttl.isZero() || ttl.compareTo(limits.maxTtl()) > 0) {
             throw new IllegalArgumentException("ttl must be above 0 and at most " + limits.maxTtl() + ": " + ttl);
         }
+        ask.session().map(LeaseAsk.Session::ttl).filter(t -> t.isNegative() || t.isZero()
+                || t.compareTo(maxSessionTtl()) > 0).ifPresent(t -> {
+                    throw new IllegalArgumentException("session ttl must be above 0 and at most " + maxSessionTtl()
+                            + ": " + t);
+                });
         lock.lock();
         try {
             long now = nanoTime.nanoTime();
+            SiteLimits.Scan scan = target.map(t -> sites.scan(t, ask.diversity(), now)).orElse(null);
+            boolean moved = false;
+            String kept = ask.session().map(s -> sessions.proxy(s.id(), now)).orElse(null);
+            if (kept != null) {
+                Candidate c = candidate(candidates, kept, selector);
+                SiteLimits.Site site = c == null || scan == null ? null : scan.of(c.namespace());
+                Acquisition.Reason why = c == null ? Acquisition.Reason.GONE
+                        : refusal(c, held.active(kept, now), target, scan, site, now);
+                if (why == null) {
+                    return grant(c, site, ask, now, false);
+                }
+                if (ask.session().get().strict()) {
+                    boolean bySite = why == Acquisition.Reason.AT_SITE_LIMIT || why == Acquisition.Reason.PACED;
+                    return new Acquisition.SessionUnavailable(why, bySite ? site.policy().name() : SitePolicy.DEFAULTS,
+                            why == Acquisition.Reason.GONE || why == Acquisition.Reason.UNHEALTHY ? Optional.empty()
+                                    : Optional.of(Duration.ofNanos(freeAt(c, target, scan, now) - now)));
+                }
+                moved = true;
+            }
             int considered = 0, atCapacity = 0, inCooldown = 0, unhealthy = 0, atSiteLimit = 0, paced = 0;
             int notDiverse = 0;
             String refusedBy = null; // the policy of the first proxy a site limit or pacing refused
-            SiteLimits.Scan scan = target.map(t -> sites.scan(t, ask.diversity(), now)).orElse(null);
             Candidate best = null;
             SiteLimits.Site bestSite = null;
             int bestActive = 0;
@@ -207,32 +251,28 @@ public final class LeaseStore implements LeaseService, AutoCloseable {
                 considered++;
                 // The candidate's own key string, whose hash is computed once in its life: a fresh
                 // string per lookup made hashing most of the cost of a scan of 1,000 candidates.
-                String key = c.key();
-                if (!c.healthy() || suspicions.suspected(key)) {
-                    unhealthy++;
-                    continue;
-                }
-                int active = held.active(key, now);
-                if (active >= c.maxLeases()) {
-                    atCapacity++;
-                    continue;
-                }
-                if (cooldowns.cooling(c.identity(), c.formerIdentity(), target, now)) {
-                    inCooldown++;
-                    continue;
-                }
+                int active = held.active(c.key(), now);
                 SiteLimits.Site site = scan == null ? null : scan.of(c.namespace());
-                SiteLimits.Refusal refusal = site == null ? SiteLimits.Refusal.NONE : scan.refusal(c, site);
-                if (refusal != SiteLimits.Refusal.NONE) {
-                    atSiteLimit += refusal == SiteLimits.Refusal.AT_LIMIT ? 1 : 0;
-                    paced += refusal == SiteLimits.Refusal.PACED ? 1 : 0;
-                    notDiverse += refusal == SiteLimits.Refusal.NOT_DIVERSE ? 1 : 0;
-                    refusedBy = refusedBy == null && refusal != SiteLimits.Refusal.NOT_DIVERSE ? site.policy().name()
-                            : refusedBy;
-                } else if (best == null || better(c, active, best, bestActive)) {
-                    best = c;
-                    bestSite = site;
-                    bestActive = active;
+                Acquisition.Reason why = refusal(c, active, target, scan, site, now);
+                if (why == null) {
+                    if (best == null || better(c, active, best, bestActive)) {
+                        best = c;
+                        bestSite = site;
+                        bestActive = active;
+                    }
+                    continue;
+                }
+                switch (why) {
+                    case UNHEALTHY -> unhealthy++;
+                    case AT_CAPACITY -> atCapacity++;
+                    case IN_COOLDOWN -> inCooldown++;
+                    case AT_SITE_LIMIT, PACED -> {
+                        atSiteLimit += why == Acquisition.Reason.AT_SITE_LIMIT ? 1 : 0;
+                        paced += why == Acquisition.Reason.PACED ? 1 : 0;
+                        refusedBy = refusedBy == null ? site.policy().name() : refusedBy;
+                    }
+                    case NOT_DIVERSE -> notDiverse++;
+                    case GONE -> throw new AssertionError("a candidate is never gone");
                 }
             }
             if (best == null) {
@@ -240,18 +280,64 @@ public final class LeaseStore implements LeaseService, AutoCloseable {
                         notDiverse, refusedBy == null ? SitePolicy.DEFAULTS : refusedBy,
                         soonestFree(candidates, selector, scan, now));
             }
-            Instant expiresAt = clock.instant().plus(ttl);
-            String id = ids.issue(new LeaseIds.Claims(term, best.key(), target, expiresAt, best.identity()));
-            held.add(new Held(LeaseIds.digest(id), best.key(), best.identity(), target, expiresAt, now + ttl.toNanos(),
-                    bestSite == null ? null : bestSite.key()));
-            if (bestSite != null) {
-                sites.lent(best, bestSite, now);
-            }
-            version++;
-            return new Acquisition.Granted(new Lease(id, best.namespace(), best.name(), target, expiresAt), best);
+            return grant(best, bestSite, ask, now, moved);
         } finally {
             lock.unlock();
         }
+    }
+
+    /**
+     * Under the lock: why {@code c}, with {@code active} leases, may not be lent for {@code target}
+     * (of {@code site} in {@code scan}, both null without a target) at {@code now}: the first reason
+     * that holds, in the order a refusal counts them; null when it may be. The one statement of
+     * eligibility, which the scan and a session's proxy are judged by alike.
+     */
+    private Acquisition.Reason refusal(Candidate c, int active, Optional<String> target, SiteLimits.Scan scan,
+            SiteLimits.Site site, long now) {
+        if (!c.healthy() || suspicions.suspected(c.key())) {
+            return Acquisition.Reason.UNHEALTHY;
+        }
+        if (active >= c.maxLeases()) {
+            return Acquisition.Reason.AT_CAPACITY;
+        }
+        if (cooldowns.cooling(c.identity(), c.formerIdentity(), target, now)) {
+            return Acquisition.Reason.IN_COOLDOWN;
+        }
+        return switch (site == null ? SiteLimits.Refusal.NONE : scan.refusal(c, site)) {
+            case NONE -> null;
+            case AT_LIMIT -> Acquisition.Reason.AT_SITE_LIMIT;
+            case PACED -> Acquisition.Reason.PACED;
+            case NOT_DIVERSE -> Acquisition.Reason.NOT_DIVERSE;
+        };
+    }
+
+    /** Under the lock: the candidate of {@code key} that matches {@code selector}, or null. */
+    private static Candidate candidate(Collection<Candidate> candidates, String key, Map<String, String> selector) {
+        for (Candidate c : candidates) {
+            if (c.key().equals(key)) {
+                return selector.isEmpty() || c.matches(selector) ? c : null;
+            }
+        }
+        return null;
+    }
+
+    /** Under the lock: lends {@code proxy} for the ask's target (of {@code site}), in its session if it names one. */
+    private Acquisition.Granted grant(Candidate proxy, SiteLimits.Site site, LeaseAsk ask, long now, boolean moved) {
+        Optional<String> target = ask.target();
+        Instant wall = clock.instant();
+        Instant expiresAt = wall.plus(ask.ttl());
+        String id = ids.issue(new LeaseIds.Claims(term, proxy.key(), target, expiresAt, proxy.identity()));
+        held.add(new Held(LeaseIds.digest(id), proxy.key(), proxy.identity(), target, expiresAt,
+                now + ask.ttl().toNanos(), site == null ? null : site.key()));
+        if (site != null) {
+            sites.lent(proxy, site, now);
+        }
+        Optional<Acquisition.Session> session = ask.session().map(s -> {
+            sessions.lent(s.id(), proxy.key(), now + s.ttl().toNanos());
+            return new Acquisition.Session(s.id(), wall.plus(s.ttl()), moved);
+        });
+        version++;
+        return new Acquisition.Granted(new Lease(id, proxy.namespace(), proxy.name(), target, expiresAt), proxy, session);
     }
 
     /**
@@ -264,15 +350,18 @@ public final class LeaseStore implements LeaseService, AutoCloseable {
         Long soonest = null;
         for (Candidate c : candidates) {
             if ((selector.isEmpty() || c.matches(selector)) && c.healthy() && !suspicions.suspected(c.key())) {
-                long free = later(held.freeAt(c.key(), c.maxLeases(), now),
-                        cooldowns.freeAt(c.identity(), c.formerIdentity(), target, now));
-                if (scan != null) {
-                    free = later(free, scan.freeAt(c, scan.of(c.namespace())));
-                }
+                long free = freeAt(c, target, scan, now);
                 soonest = soonest == null || free - soonest < 0 ? free : soonest;
             }
         }
         return soonest == null ? Optional.empty() : Optional.of(Duration.ofNanos(soonest - now));
+    }
+
+    /** Under the lock: when healthy {@code c} may be lent for {@code target} again, by its leases, cooldowns and site. */
+    private long freeAt(Candidate c, Optional<String> target, SiteLimits.Scan scan, long now) {
+        long free = later(held.freeAt(c.key(), c.maxLeases(), now),
+                cooldowns.freeAt(c.identity(), c.formerIdentity(), target, now));
+        return scan == null ? free : later(free, scan.freeAt(c, scan.of(c.namespace())));
     }
 
     private static long later(long a, long b) {
@@ -489,6 +578,7 @@ public final class LeaseStore implements LeaseService, AutoCloseable {
             cooldowns.sweep(now);
             suspicions.sweep(now);
             sites.sweep(now);
+            sessions.sweep(now);
             takenOver.values().removeIf(until -> now - until >= 0);
             long memory = bans.memory().toNanos();
             keptBans.removeIf(at -> now - at >= memory);
@@ -555,11 +645,19 @@ public final class LeaseStore implements LeaseService, AutoCloseable {
      * @param cooldownsDropped cooldowns dropped before they were forgotten since start, because a bound was reached
      * @param cooling          running cooldowns by the worst outcome each is for ({@code rate_limited}, {@code banned})
      * @param suspects         proxies kept from new leases by clients' failures until a probe succeeds
+     * @param sessions         sticky sessions running
+     * @param sessionsDropped  sessions dropped before they ended since start, because a bound was reached
      */
     public record Counts(int activeLeases, int cooldowns, long cooldownsDropped, Map<ReportResult, Integer> cooling,
-            int suspects) {
+            int suspects, int sessions, long sessionsDropped) {
         public Counts {
             cooling = Map.copyOf(cooling);
+        }
+
+        /** Counts without sessions. */
+        public Counts(int activeLeases, int cooldowns, long cooldownsDropped, Map<ReportResult, Integer> cooling,
+                int suspects) {
+            this(activeLeases, cooldowns, cooldownsDropped, cooling, suspects, 0, 0);
         }
     }
 
@@ -567,8 +665,9 @@ public final class LeaseStore implements LeaseService, AutoCloseable {
     public Counts counts() {
         lock.lock();
         try {
-            return new Counts(activeCount(), cooldowns.size(), cooldowns.dropped(),
-                    cooldowns.running(nanoTime.nanoTime()), suspicions.suspectCount());
+            long now = nanoTime.nanoTime();
+            return new Counts(activeCount(), cooldowns.size(), cooldowns.dropped(), cooldowns.running(now),
+                    suspicions.suspectCount(), sessions.running(now), sessions.dropped());
         } finally {
             lock.unlock();
         }
@@ -587,7 +686,7 @@ public final class LeaseStore implements LeaseService, AutoCloseable {
         return Placement.HERE;
     }
 
-    /** Moves with every change to what {@link #snapshot} would give: a grant, a release, a cooldown, a kept ban. */
+    /** Moves with every change to what {@link #snapshot} would give: a grant, a release, a cooldown, a kept ban, a session. */
     public long version() {
         lock.lock();
         try {
@@ -623,8 +722,14 @@ public final class LeaseStore implements LeaseService, AutoCloseable {
             List<LeaseState.Suspect> suspects = new ArrayList<>();
             suspicions.forEachSuspect((proxy, since) -> suspects.add(new LeaseState.Suspect(proxy,
                     wall.plusNanos(since - now))));
+            List<LeaseState.SessionEnd> sticky = new ArrayList<>(sessions.size());
+            sessions.forEach((id, proxy, endsAt) -> {
+                if (now - endsAt < 0) {
+                    sticky.add(new LeaseState.SessionEnd(id, proxy, wall.plusNanos(endsAt - now)));
+                }
+            });
             return new Snapshot(version, new LeaseState(term, leases, cooling, times(keptBans::forEach, wall, now),
-                    released, suspects, times(sites::forEachLent, wall, now)));
+                    released, suspects, times(sites::forEachLent, wall, now), sticky));
         } finally {
             lock.unlock();
         }
@@ -705,6 +810,7 @@ public final class LeaseStore implements LeaseService, AutoCloseable {
         keptBans.clear();
         suspicions.clear();
         sites.clear();
+        sessions.clear();
         for (LeaseState.HeldLease l : state.leases()) {
             held.add(new Held(l.digest(), l.proxyKey(), l.identity(), l.target(), l.expiresAt(),
                     now + nanosUntil(wall, l.expiresAt()),
@@ -723,6 +829,9 @@ public final class LeaseStore implements LeaseService, AutoCloseable {
         for (LeaseState.TargetTime b : state.bans()) {
             keptBans.put(b.proxyKey(), b.target(), now + nanosUntil(wall, b.time()));
         }
+        for (LeaseState.SessionEnd s : state.sessions()) { // least recently lent first, as they were held
+            sessions.lent(s.id(), s.proxyKey(), now + nanosUntil(wall, s.expiresAt()));
+        }
         version++;
     }
 
@@ -731,15 +840,22 @@ public final class LeaseStore implements LeaseService, AutoCloseable {
     }
 
     /**
-     * Drops the oldest kept ban (or, with none, the oldest cooldown), counted as dropped, so that a
-     * state grown past its bound fits again; false when there is nothing to drop. Kept bans go
-     * first: a cooldown is a report this store acknowledged, and forgetting it lends the proxy to
-     * the site that just banned it, where a lost ban record only delays a pool's recycling.
+     * Drops the least recently lent session (or, with none, the oldest kept ban, or then the oldest
+     * cooldown), counted as dropped, so that a state grown past its bound fits again; false when
+     * there is nothing to drop.
+     *
+     * <p>Sessions go first. Any client makes as many as it likes, one per lease, where a kept ban
+     * or a cooldown takes a lease and a site's refusal: were sessions kept longer, a client opening
+     * ever new ones would push every ban and cooldown out of the state. And a lost session costs
+     * least: the client's next lease in it starts it afresh on a proxy that is eligible, a move it
+     * can see by the proxy it gets. A lost ban record only delays a pool's recycling; a cooldown is
+     * a report this store acknowledged, and forgetting it lends the proxy to the site that just
+     * banned it, so cooldowns go last.
      */
     public boolean dropOldest() {
         lock.lock();
         try {
-            boolean dropped = keptBans.dropOldest() || cooldowns.dropOldest();
+            boolean dropped = sessions.dropOldest() || keptBans.dropOldest() || cooldowns.dropOldest();
             version += dropped ? 1 : 0;
             return dropped;
         } finally {

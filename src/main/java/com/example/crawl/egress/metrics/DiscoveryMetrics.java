@@ -21,17 +21,20 @@ final class DiscoveryMetrics implements LeaseRecorder, ServedRecorder {
 
     static final String GRANTED = "granted";
     static final String NO_MATCH = "no_match";
+    static final String SESSION_UNAVAILABLE = "session_unavailable";
     static final String RELEASED = "released";
     static final String REPORT_UNKNOWN_LEASE = "report_unknown_lease";
     /** Every outcome label value, so that each series exists (at 0) from the start. */
-    static final List<String> OUTCOMES = List.of(GRANTED, NO_MATCH, RELEASED, report(ReportResult.OK),
+    static final List<String> OUTCOMES = List.of(GRANTED, NO_MATCH, SESSION_UNAVAILABLE, RELEASED, report(ReportResult.OK),
             report(ReportResult.RATE_LIMITED), report(ReportResult.BANNED), report(ReportResult.FAILED),
             REPORT_UNKNOWN_LEASE);
     /** The {@code policy} label of a refusal no TargetPolicy's limits or pacing made. */
     static final String NO_POLICY = "none";
-    /** Every {@code reason} a refusal is counted under, in the order that breaks a tie. */
+    /** Every {@code reason} a {@code no_match} is counted under, in the order that breaks a tie. */
     static final List<String> REFUSALS = List.of("no_proxy", "unhealthy", "at_capacity", "in_cooldown", "at_site_limit",
             "paced", "not_diverse");
+    /** The {@code reason} of a strict session's refusal, whatever kept its proxy. */
+    static final String SESSION = "session";
     /** Answers take well under a millisecond to a few; the request deadline is 10 s by default. */
     static final double[] DURATION_BUCKETS = {0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5,
         5, 10};
@@ -46,10 +49,12 @@ final class DiscoveryMetrics implements LeaseRecorder, ServedRecorder {
                 .register(registry);
         OUTCOMES.forEach(leaseRequests::initLabelValues);
         refusals = Counter.builder(properties).name(Metrics.PREFIX + "lease_refusals_total")
-                .help("Lease requests refused (no_match), by the reason that kept the most matching proxies, and by "
-                        + "the TargetPolicy whose limits or pacing refused (none: no policy's)")
+                .help("Lease requests refused, by the reason that kept the most matching proxies (no_match) or "
+                        + "session (session_unavailable), and by the TargetPolicy whose limits or pacing refused (none: "
+                        + "no policy's)")
                 .labelNames("reason", "policy").register(registry);
         REFUSALS.forEach(reason -> refusals.initLabelValues(reason, NO_POLICY));
+        refusals.initLabelValues(SESSION, NO_POLICY);
         requests = Histogram.builder(properties).name(Metrics.PREFIX + "discovery_request_duration_seconds")
                 .help("Duration of discovery API requests by route pattern and status code").unit(Unit.SECONDS)
                 .labelNames("route", "code").classicUpperBounds(DURATION_BUCKETS).register(registry);
@@ -60,10 +65,17 @@ final class DiscoveryMetrics implements LeaseRecorder, ServedRecorder {
         leaseRequests.labelValues(switch (outcome) {
             case Acquisition.Granted g -> GRANTED;
             case Acquisition.NoMatch n -> NO_MATCH;
+            case Acquisition.SessionUnavailable s -> SESSION_UNAVAILABLE;
         }).inc();
-        if (outcome instanceof Acquisition.NoMatch n) {
-            refusals.labelValues(reason(n), n.policy().isEmpty() ? NO_POLICY : n.policy()).inc();
+        switch (outcome) {
+            case Acquisition.Granted g -> { }
+            case Acquisition.NoMatch n -> refusals.labelValues(reason(n), policy(n.policy())).inc();
+            case Acquisition.SessionUnavailable s -> refusals.labelValues(SESSION, policy(s.policy())).inc();
         }
+    }
+
+    private static String policy(String name) {
+        return name.isEmpty() ? NO_POLICY : name;
     }
 
     /** The reason that kept the most matching proxies; the earlier in {@link #REFUSALS} on a tie. */

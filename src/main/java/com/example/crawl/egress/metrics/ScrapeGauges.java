@@ -52,6 +52,14 @@ final class ScrapeGauges {
                 + "probe succeeds")
                 .callback(cb -> cb.call(sources.leases().get().suspects()))
                 .register(registry);
+        gauge(properties, "lease_sessions", "Sticky sessions running: each ends its TTL after its last lease")
+                .callback(cb -> cb.call(sources.leases().get().sessions()))
+                .register(registry);
+        CounterWithCallback.builder(properties).name(Metrics.PREFIX + "lease_sessions_dropped_total")
+                .help("Sticky sessions dropped before they ended, the least recently used first, because --max-sessions "
+                        + "or the replicated state's size bound was reached")
+                .callback(cb -> cb.call(sources.leases().get().sessionsDropped()))
+                .register(registry);
         CounterWithCallback.builder(properties).name(Metrics.PREFIX + "lease_cooldowns_dropped_total")
                 .help("Cooldowns dropped before they were forgotten because the per-proxy or total bound was reached")
                 .callback(cb -> cb.call(sources.leases().get().cooldownsDropped()))

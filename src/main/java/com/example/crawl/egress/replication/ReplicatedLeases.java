@@ -295,6 +295,16 @@ public final class ReplicatedLeases implements LeaseService, AutoCloseable {
     }
 
     @Override
+    public Duration defaultSessionTtl() {
+        return store.defaultSessionTtl();
+    }
+
+    @Override
+    public Duration maxSessionTtl() {
+        return store.maxSessionTtl();
+    }
+
+    @Override
     public Acquisition acquire(Collection<Candidate> candidates, LeaseAsk ask) {
         serving();
         return store.acquire(candidates, ask);
@@ -439,19 +449,21 @@ public final class ReplicatedLeases implements LeaseService, AutoCloseable {
     }
 
     /**
-     * Writes what the store holds, in the current term, naming {@code leader}; trims the oldest
-     * kept bans, then cooldowns, when it would not fit in {@link #MAX_STATE_BYTES}.
+     * Writes what the store holds, in the current term, naming {@code leader}; trims the least
+     * recently used sessions, then the oldest kept bans, then cooldowns, when it would not fit in
+     * {@link #MAX_STATE_BYTES} ({@link LeaseStore#dropOldest}).
      */
     private void write(Optional<Leader> leader) throws StateSecrets.Conflict {
         LeaseStore.Snapshot snapshot = store.snapshot();
         byte[] bytes = StateCodec.encode(snapshot.state());
         while (bytes.length > MAX_STATE_BYTES) {
-            int drop = Math.max(1, (snapshot.state().cooldowns().size() + snapshot.state().bans().size()) / 10);
+            int drop = Math.max(1, (snapshot.state().sessions().size() + snapshot.state().cooldowns().size()
+                    + snapshot.state().bans().size()) / 10);
             for (int i = 0; i < drop && store.dropOldest(); i++) {
                 // dropped, counted by the store
             }
             LOG.atWarn().addKeyValue("bytes", bytes.length).addKeyValue("dropped", drop)
-                    .log("Lease state over its bound; dropped the oldest kept bans or cooldowns");
+                    .log("Lease state over its bound; dropped the oldest sessions, kept bans or cooldowns");
             snapshot = store.snapshot();
             bytes = StateCodec.encode(snapshot.state());
         }

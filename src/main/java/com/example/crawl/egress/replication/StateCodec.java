@@ -34,7 +34,8 @@ import tools.jackson.databind.node.ObjectNode;
  *  "bans":      [[proxy, target, bannedAt], ...],
  *  "released":  [[digest, reportableUntil], ...],
  *  "suspects":  [[proxy, since], ...],
- *  "lent":      [[identity, site, lentAt], ...]}
+ *  "lent":      [[identity, site, lentAt], ...],
+ *  "sessions":  [[id, proxy, expiresAt], ...]}
  * }</pre>
  *
  * <p>An identity is the proxy's egress address, or the proxy itself while the address is not known.
@@ -43,7 +44,10 @@ import tools.jackson.databind.node.ObjectNode;
  *
  * <p>{@code lent} (for pacing) came after format 2 was first written and is optional: a state without it
  * paces nothing, and a build that does not know it reads the rest and ignores it (losing only the
- * pacing, which lasts seconds), so it needed no new format number.
+ * pacing, which lasts seconds), so it needed no new format number. {@code sessions} (sticky
+ * sessions, the least recently lent first) came after it likewise: a state without it holds no
+ * session, and a build that ignores it loses only the sessions, whose clients' next leases start
+ * them afresh.
  *
  * <p>That is format 2. Format 1, written by earlier builds, had cooldown rows of three (no
  * length, no outcome: read as unescalated bans) and no suspects; it is still read, so that a
@@ -86,6 +90,10 @@ final class StateCodec {
             suspects.addArray().add(proxy(s.proxyKey(), index, proxies)).add(s.since().toEpochMilli());
         }
         times(root.putArray("lent"), state.lent(), index, proxies);
+        ArrayNode sessions = root.putArray("sessions");
+        for (LeaseState.SessionEnd s : state.sessions()) {
+            sessions.addArray().add(s.id()).add(proxy(s.proxyKey(), index, proxies)).add(s.expiresAt().toEpochMilli());
+        }
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
         try (GZIPOutputStream gzip = new GZIPOutputStream(bytes)) {
             JSON.writeValue(gzip, root);
@@ -145,8 +153,13 @@ final class StateCodec {
                 }
             }
             JsonNode lent = root.get("lent");
+            List<LeaseState.SessionEnd> sessions = new ArrayList<>();
+            for (JsonNode row : root.path("sessions")) { // absent: none (MissingNode has no rows)
+                sessions.add(new LeaseState.SessionEnd(row.required(0).asString(), proxies.get(row.required(1).asInt()),
+                        Instant.ofEpochMilli(row.required(2).asLong())));
+            }
             return new LeaseState(term, leases, cooldowns, times(root.required("bans"), proxies), released, suspects,
-                    lent == null ? List.of() : times(lent, proxies));
+                    lent == null ? List.of() : times(lent, proxies), sessions);
         } catch (JacksonException | IndexOutOfBoundsException | NullPointerException e) {
             throw new IllegalArgumentException("not a lease state: " + e.getMessage(), e);
         }

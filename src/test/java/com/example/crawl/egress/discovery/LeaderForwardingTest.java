@@ -65,6 +65,16 @@ class LeaderForwardingTest {
         }
 
         @Override
+        public Duration defaultSessionTtl() {
+            return Duration.ofMinutes(10);
+        }
+
+        @Override
+        public Duration maxSessionTtl() {
+            return Duration.ofHours(24);
+        }
+
+        @Override
         public Acquisition acquire(Collection<Candidate> candidates, LeaseAsk ask) {
             served.add("acquire");
             throw new Unavailable("the leader moved on", Duration.ofSeconds(3));

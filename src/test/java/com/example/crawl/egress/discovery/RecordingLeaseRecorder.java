@@ -34,6 +34,7 @@ final class RecordingLeaseRecorder implements LeaseRecorder, ServedRecorder {
         calls.add(switch (outcome) {
             case Acquisition.Granted g -> "granted " + g.proxy().key();
             case Acquisition.NoMatch n -> "no_match " + n.considered();
+            case Acquisition.SessionUnavailable s -> "session_unavailable " + s.reason();
         });
     }
 

@@ -17,9 +17,12 @@ class RequestParsingTest {
 
     private static final Duration DEFAULT = Duration.ofMinutes(5);
     private static final Duration MAX = Duration.ofHours(1);
+    private static final Duration SESSION_DEFAULT = Duration.ofMinutes(10);
+    private static final Duration SESSION_MAX = Duration.ofHours(24);
+    private static final AcquireRequest.Bounds BOUNDS = new AcquireRequest.Bounds(DEFAULT, MAX, SESSION_DEFAULT, SESSION_MAX);
 
     private static AcquireRequest acquire(String json) {
-        return AcquireRequest.parse(json.getBytes(UTF_8), DEFAULT, MAX);
+        return AcquireRequest.parse(json.getBytes(UTF_8), BOUNDS);
     }
 
     private static ErrorCode acquireError(String json) {
@@ -28,15 +31,15 @@ class RequestParsingTest {
 
     @Test
     void shouldDefaultEveryAcquireField() {
-        assertEquals(new AcquireRequest(Map.of(), DEFAULT, Optional.empty(), Diversity.NONE), acquire("{}"));
-        assertEquals(new AcquireRequest(Map.of(), DEFAULT, Optional.empty(), Diversity.NONE),
+        assertEquals(new AcquireRequest(Map.of(), DEFAULT, Optional.empty(), Diversity.NONE, Optional.empty()), acquire("{}"));
+        assertEquals(new AcquireRequest(Map.of(), DEFAULT, Optional.empty(), Diversity.NONE, Optional.empty()),
                 acquire("{\"selector\":null,\"ttlSeconds\":null,\"target\":null}"));
     }
 
     @Test
     void shouldReadAFullAcquire() {
         assertEquals(new AcquireRequest(Map.of("region", "eu", "country", "de"), Duration.ofSeconds(3600),
-                Optional.of("example.com"), Diversity.SUBNET), acquire("{\"selector\":{\"region\":\"eu\",\"country\":\"de\"},"
+                Optional.of("example.com"), Diversity.SUBNET, Optional.empty()), acquire("{\"selector\":{\"region\":\"eu\",\"country\":\"de\"},"
                 + "\"ttlSeconds\":3600,\"target\":\"example.com\",\"diversity\":\"subnet\"}"));
         assertEquals(Duration.ofSeconds(1), acquire("{\"ttlSeconds\":1}").ttl());
         assertEquals(Diversity.NONE, acquire("{\"diversity\":\"none\"}").diversity(), "none needs no target");
@@ -63,7 +66,8 @@ class RequestParsingTest {
     @Test
     void shouldSayWhichFieldIsUnknownAndWhichAreKnown() {
         ApiException e = assertThrows(ApiException.class, () -> acquire("{\"ttlSecond\":60}"));
-        assertEquals("unknown field \"ttlSecond\"; known fields: diversity, selector, target, ttlSeconds", e.getMessage());
+        assertEquals("unknown field \"ttlSecond\"; known fields: diversity, selector, session, sessionMode, "
+                + "sessionTtlSeconds, target, ttlSeconds", e.getMessage());
         ApiException longName = assertThrows(ApiException.class, () -> acquire("{\"" + "k".repeat(5000) + "\":1}"));
         assertTrue(longName.getMessage().length() < 200, "a long name is cut short in the message");
     }

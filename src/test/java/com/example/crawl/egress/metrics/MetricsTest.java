@@ -114,6 +114,23 @@ class MetricsTest {
         assertEquals(1.0, refusals(page, "not_diverse", "none"), "no policy's: the client asked for diversity");
     }
 
+    @Test
+    void shouldCountAStrictSessionsRefusalUnderSessionAndItsOwnOutcome() {
+        assertEquals(0.0, refusals(scrape(), "session", "none"), "from zero");
+
+        metrics.leases().acquired(new Acquisition.SessionUnavailable(Acquisition.Reason.IN_COOLDOWN, "",
+                Optional.of(Duration.ofMinutes(1))));
+        metrics.leases().acquired(new Acquisition.SessionUnavailable(Acquisition.Reason.PACED, "crawl/shops",
+                Optional.empty()));
+
+        Exposition page = scrape();
+        assertEquals(1.0, refusals(page, "session", "none"));
+        assertEquals(1.0, refusals(page, "session", "crawl/shops"));
+        assertEquals(0.0, refusals(page, "in_cooldown", "none"), "not a no_match");
+        assertEquals(2.0, outcome(page, "session_unavailable"));
+        assertEquals(0.0, outcome(page, "no_match"));
+    }
+
     private static double refusals(Exposition page, String reason, String policy) {
         return page.value("proxy_operator_lease_refusals_total", Map.of("reason", reason, "policy", policy)).orElse(0.0);
     }
@@ -209,7 +226,7 @@ class MetricsTest {
         List<Proxy> proxies = new ArrayList<>(List.of(proxy("a", Phase.Ready), proxy("b", Phase.Ready),
                 proxy("c", null)));
         AtomicReference<LeaseStore.Counts> leases = new AtomicReference<>(new LeaseStore.Counts(3, 40, 7,
-                Map.of(ReportResult.RATE_LIMITED, 4, ReportResult.BANNED, 30), 2));
+                Map.of(ReportResult.RATE_LIMITED, 4, ReportResult.BANNED, 30), 2, 12, 5));
         AtomicReference<QueueStats> queue = new AtomicReference<>(
                 new QueueStats(4, 2, Duration.ofSeconds(3), Duration.ofSeconds(2)));
         AtomicBoolean leader = new AtomicBoolean();
@@ -227,6 +244,9 @@ class MetricsTest {
         assertEquals(4.0, page.value("proxy_operator_lease_cooldowns_running", Map.of("outcome", "rate_limited")).orElseThrow());
         assertEquals(30.0, page.value("proxy_operator_lease_cooldowns_running", Map.of("outcome", "banned")).orElseThrow());
         assertEquals(2.0, page.value("proxy_operator_lease_suspects", Map.of()).orElseThrow());
+        assertEquals(12.0, page.value("proxy_operator_lease_sessions", Map.of()).orElseThrow());
+        assertEquals(5.0, page.value("proxy_operator_lease_sessions_dropped_total", Map.of()).orElseThrow());
+        assertEquals("counter", page.types().get("proxy_operator_lease_sessions_dropped_total"));
         Map<String, String> queueLabels = Map.of("name", "proxy", "controller", "proxy");
         assertEquals(4.0, page.value("proxy_operator_workqueue_depth", queueLabels).orElseThrow());
         assertEquals(3.0, page.value("proxy_operator_workqueue_unfinished_work_seconds", queueLabels).orElseThrow());

@@ -387,6 +387,7 @@ final class LeaseCrashScenario implements Scenario<LeaseCrashScenario.ServiceKey
                             + " cooling down)", null);
                     run.count("acquires without a match", 1);
                 }
+                case Acquisition.SessionUnavailable refused -> throw new AssertionError("no session was asked");
             }
         } catch (LeaseService.Unavailable e) {
             unavailable(asked);

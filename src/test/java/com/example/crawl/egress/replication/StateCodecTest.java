@@ -32,9 +32,38 @@ class StateCodecTest {
                 List.of(new LeaseState.TargetTime("crawl/a", "shop.test", AT)),
                 List.of(new LeaseState.Released("d3", AT.plusSeconds(900))),
                 List.of(new LeaseState.Suspect("crawl/c", AT.minusSeconds(5))),
-                List.of(new LeaseState.TargetTime("crawl/b", "crawl/shop policy", AT.plusSeconds(2))));
+                List.of(new LeaseState.TargetTime("crawl/b", "crawl/shop policy", AT.plusSeconds(2))),
+                List.of(new LeaseState.SessionEnd("cart-7f3a", "crawl/b", AT.plusSeconds(600)),
+                        new LeaseState.SessionEnd("x".repeat(128), "crawl/d", AT.plusSeconds(30))));
 
         assertEquals(state, StateCodec.decode(StateCodec.encode(state), StateSecrets.FORMAT, 7));
+    }
+
+    /**
+     * Sessions came later within format 2: a state an earlier build wrote holds none, and is read;
+     * the sessions of a later one keep the order they were lent in.
+     */
+    @Test
+    void shouldReadAFormat2StateWithoutSessionsAndKeepTheOrderOfOneWithThem() {
+        String earlier = "{\"proxies\":[\"crawl/a\"],\"leases\":[],\"cooldowns\":[],\"bans\":[],\"released\":[],"
+                + "\"suspects\":[],\"lent\":[[0,\"shop.test\"," + AT.toEpochMilli() + "]]}";
+        String later = "{\"proxies\":[\"crawl/a\"],\"leases\":[],\"cooldowns\":[],\"bans\":[],\"released\":[],"
+                + "\"suspects\":[],\"sessions\":[[\"s2\",0," + AT.toEpochMilli() + "],[\"s1\",0,"
+                + AT.minusSeconds(1).toEpochMilli() + "]]}";
+
+        assertEquals(List.of(), StateCodec.decode(gzip(earlier), 2, 4).sessions());
+        assertEquals(1, StateCodec.decode(gzip(earlier), 2, 4).lent().size());
+        assertEquals(List.of(new LeaseState.SessionEnd("s2", "crawl/a", AT),
+                new LeaseState.SessionEnd("s1", "crawl/a", AT.minusSeconds(1))),
+                StateCodec.decode(gzip(later), 2, 4).sessions());
+    }
+
+    @Test
+    void shouldRefuseASessionIdNoClientCouldHaveSent() {
+        String badId = "{\"proxies\":[\"crawl/a\"],\"leases\":[],\"cooldowns\":[],\"bans\":[],\"released\":[],"
+                + "\"suspects\":[],\"sessions\":[[\"" + "x".repeat(129) + "\",0,1]]}";
+
+        assertThrows(IllegalArgumentException.class, () -> StateCodec.decode(gzip(badId), 2, 1));
     }
 
     /** Pacing came later within format 2: a state an earlier build of it wrote paces nothing, and is read. */
