@@ -121,6 +121,28 @@ class BadInputIT {
         t.add(acquire("diversity in upper case", "{\"target\":\"a.test\",\"diversity\":\"IP\"}", 400, "invalid_diversity"));
         t.add(acquire("diversity a number", "{\"target\":\"a.test\",\"diversity\":24}", 400, "invalid_diversity"));
         t.add(acquire("diversity without a target", "{\"diversity\":\"ip\"}", 400, "invalid_diversity"));
+        t.add(acquire("session of 10 kB", "{\"session\":\"" + "s".repeat(10_000) + "\"}", 400, "invalid_session"));
+        t.add(acquire("session of 129 characters", "{\"session\":\"" + "s".repeat(129) + "\"}", 400,
+                "invalid_session"));
+        t.add(acquire("session empty", "{\"session\":\"\"}", 400, "invalid_session"));
+        t.add(acquire("session with a space", "{\"session\":\"a b\"}", 400, "invalid_session"));
+        t.add(acquire("session with a slash", "{\"session\":\"a/b\"}", 400, "invalid_session"));
+        t.add(acquire("session with a non-ASCII letter", "{\"session\":\"caf\u00e9\"}", 400, "invalid_session"));
+        t.add(acquire("session a number", "{\"session\":42}", 400, "invalid_session"));
+        t.add(acquire("session ttl zero", "{\"session\":\"s\",\"sessionTtlSeconds\":0}", 400, "invalid_session"));
+        t.add(acquire("session ttl negative", "{\"session\":\"s\",\"sessionTtlSeconds\":-60}", 400, "invalid_session"));
+        t.add(acquire("session ttl above the maximum", "{\"session\":\"s\",\"sessionTtlSeconds\":86401}", 400,
+                "invalid_session"));
+        t.add(acquire("session ttl with a fraction", "{\"session\":\"s\",\"sessionTtlSeconds\":1.5}", 400,
+                "invalid_session"));
+        t.add(acquire("session ttl a string", "{\"session\":\"s\",\"sessionTtlSeconds\":\"60\"}", 400,
+                "invalid_session"));
+        t.add(acquire("session mode unknown", "{\"session\":\"s\",\"sessionMode\":\"sticky\"}", 400,
+                "invalid_session"));
+        t.add(acquire("session mode in capitals", "{\"session\":\"s\",\"sessionMode\":\"STRICT\"}", 400,
+                "invalid_session"));
+        t.add(acquire("session mode without a session", "{\"sessionMode\":\"strict\"}", 400, "invalid_session"));
+        t.add(acquire("session ttl without a session", "{\"sessionTtlSeconds\":60}", 400, "invalid_session"));
         t.add(acquire("an unknown field", "{\"proxy\":\"p1\"}", 400, "unknown_field"));
         t.add(acquire("a field in the wrong case", "{\"TTLSeconds\":60}", 400, "unknown_field"));
         // Reports.

@@ -6,8 +6,10 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.example.crawl.egress.lease.Diversity;
+import com.example.crawl.egress.lease.LeaseAsk;
 import com.example.crawl.egress.lease.ReportResult;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
@@ -61,6 +63,45 @@ class RequestParsingTest {
         assertEquals(ErrorCode.INVALID_DIVERSITY, acquireError("{\"target\":\"a.example\",\"diversity\":\"IP\"}"));
         assertEquals(ErrorCode.INVALID_DIVERSITY, acquireError("{\"target\":\"a.example\",\"diversity\":24}"));
         assertEquals(ErrorCode.INVALID_DIVERSITY, acquireError("{\"diversity\":\"ip\"}"));
+    }
+
+    @Test
+    void shouldReadASessionWithItsDefaults() {
+        assertEquals(Optional.of(new LeaseAsk.Session("cart-7f3a", SESSION_DEFAULT, false)),
+                acquire("{\"session\":\"cart-7f3a\"}").session());
+        assertEquals(Optional.of(new LeaseAsk.Session("a.b_c~d:e-F9", Duration.ofSeconds(86_400), true)),
+                acquire("{\"session\":\"a.b_c~d:e-F9\",\"sessionTtlSeconds\":86400,\"sessionMode\":\"strict\"}")
+                        .session());
+        assertEquals(false, acquire("{\"session\":\"s\",\"sessionMode\":\"flex\",\"sessionTtlSeconds\":1}")
+                .session().orElseThrow().strict());
+        assertEquals(Optional.empty(), acquire("{\"session\":null,\"sessionMode\":null,\"sessionTtlSeconds\":null}")
+                .session(), "null is absent, for the settings too");
+        String longest = "s".repeat(LeaseAsk.Session.MAX_ID_LENGTH);
+        assertEquals(longest, acquire("{\"session\":\"" + longest + "\"}").session().orElseThrow().id());
+    }
+
+    @Test
+    void shouldRefuseEverySessionMistakeAsInvalidSession() {
+        for (String body : List.of("{\"session\":\"\"}", "{\"session\":\"" + "s".repeat(129) + "\"}",
+                "{\"session\":\"a b\"}", "{\"session\":\"a/b\"}", "{\"session\":\"é\"}", "{\"session\":7}",
+                "{\"session\":\"s\",\"sessionTtlSeconds\":0}", "{\"session\":\"s\",\"sessionTtlSeconds\":86401}",
+                "{\"session\":\"s\",\"sessionTtlSeconds\":-1}", "{\"session\":\"s\",\"sessionTtlSeconds\":1.5}",
+                "{\"session\":\"s\",\"sessionTtlSeconds\":\"60\"}", "{\"session\":\"s\",\"sessionMode\":\"Strict\"}",
+                "{\"session\":\"s\",\"sessionMode\":true}", "{\"sessionMode\":\"strict\"}", "{\"sessionTtlSeconds\":60}")) {
+            assertEquals(ErrorCode.INVALID_SESSION, acquireError(body), body);
+        }
+    }
+
+    @Test
+    void shouldSayWhatIsWrongWithASession() {
+        assertEquals("session must be 1 to 128 characters of A-Z, a-z, 0-9 and . _ ~ : -",
+                acquireMessage("{\"session\":\"a b\"}"));
+        assertEquals("sessionTtlSeconds must be a whole number from 1 to 86400 (--session-max-ttl)",
+                acquireMessage("{\"session\":\"s\",\"sessionTtlSeconds\":86401}"));
+        assertEquals("sessionMode must be \"flex\" or \"strict\", not \"sticky\"",
+                acquireMessage("{\"session\":\"s\",\"sessionMode\":\"sticky\"}"));
+        assertEquals("sessionTtlSeconds needs a session", acquireMessage("{\"sessionTtlSeconds\":60}"));
+        assertEquals("sessionMode needs a session", acquireMessage("{\"sessionMode\":\"flex\"}"));
     }
 
     @Test
