@@ -184,6 +184,20 @@ class LeaseStoreSessionsTest {
     }
 
     @Test
+    void shouldRefuseAStrictSessionWhoseProxysNetworkCarriesTheSitesLeaseWhenAskedForDiversity() {
+        Candidate east = new Candidate("crawl", "east", Map.of(), true, 10L, 2, "203.0.113.1");
+        Candidate neighbour = new Candidate("crawl", "neighbour", Map.of(), true, 10L, 2, "203.0.113.9");
+        Lease lease = granted(store, List.of(east), Optional.empty(), "s1", true).lease();
+        store.release(lease.id());
+        assertInstanceOf(Granted.class, store.acquire(List.of(neighbour), Map.of(), SHOP, TTL));
+
+        LeaseAsk apart = new LeaseAsk(Map.of(), SHOP, TTL, Diversity.SUBNET,
+                Optional.of(new LeaseAsk.Session("s1", SESSION_TTL, true)));
+        assertEquals(new SessionUnavailable(Reason.NOT_DIVERSE, SitePolicy.DEFAULTS, Optional.of(TTL)),
+                store.acquire(List.of(east, neighbour), apart), "its /24 holds the neighbour's lease for the site");
+    }
+
+    @Test
     void shouldNeitherMoveNorRenewAStrictSessionItRefused() {
         Lease lease = onB("s1", SHOP);
         store.report(lease.id(), ReportResult.BANNED, SHOP);
