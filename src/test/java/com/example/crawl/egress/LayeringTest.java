@@ -95,6 +95,8 @@ class LayeringTest {
         assertEquals(1, check(source(BASE + ".lease", "import io.fabric8.kubernetes.client.KubernetesClient;")).size());
         assertEquals(1, check(source(BASE + ".lease", "import " + BASE + ".api.Proxy;")).size());
         assertEquals(0, check(source(BASE + ".lease", "import " + BASE + ".config.OperatorConfig;")).size());
+        assertEquals(0, check(source(BASE + ".lease", "import " + BASE + ".address.IpLiteral;")).size());
+        assertEquals(1, check(source(BASE + ".address", "import " + BASE + ".lease.Candidate;")).size());
         assertEquals(0, check(source(BASE + ".health", "import " + BASE + ".proxy.HealthSource;")).size());
         assertEquals(1, check(source(BASE + ".discovery", "import " + BASE + ".cache.ProxyInformers;")).size());
         assertEquals(0, check(source(BASE + ".discovery", "import " + BASE + ".lease.LeaseStore;")).size());
@@ -304,6 +306,9 @@ class LayeringTest {
         if (pkg.equals(BASE + ".clock") && dep.startsWith(BASE + ".") && !dep.startsWith(pkg + ".")) {
             return "the clock imports nothing of ours";
         }
+        if (pkg.equals(BASE + ".address") && dep.startsWith(BASE + ".") && !dep.startsWith(pkg + ".")) {
+            return "address literals import nothing of ours";
+        }
         if (pkg.equals(BASE + ".runtime") && dep.startsWith(BASE + ".") && RUNTIME_ALLOWED.stream().noneMatch(dep::startsWith)) {
             return "the controller runtime knows no kind and no controller: keys, outcomes, the queue, the clock";
         }
@@ -339,7 +344,8 @@ class LayeringTest {
         }
         if (pkg.equals(BASE + ".lease") && (dep.startsWith("io.fabric8.") || dep.startsWith("com.sun.net.httpserver.")
                 || dep.startsWith("java.net.http.") || dep.startsWith(BASE + ".") && !dep.startsWith(BASE + ".lease.")
-                && !dep.startsWith(BASE + ".config.") && !dep.startsWith(BASE + ".clock."))) {
+                && !dep.startsWith(BASE + ".config.") && !dep.startsWith(BASE + ".clock.")
+                && !dep.startsWith(BASE + ".address."))) {
             return "the lease store is plain data under a lock: no HTTP, no Kubernetes client, no other component";
         }
         if (pkg.equals(BASE + ".discovery") && (CONTROLLERS.stream().anyMatch(dep::startsWith)

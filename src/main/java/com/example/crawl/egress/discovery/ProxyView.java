@@ -1,5 +1,6 @@
 package com.example.crawl.egress.discovery;
 
+import com.example.crawl.egress.address.IpLiteral;
 import com.example.crawl.egress.api.Condition;
 import com.example.crawl.egress.api.Conditions;
 import com.example.crawl.egress.api.Phase;
@@ -60,8 +61,7 @@ record ProxyView(Candidate candidate, String host, Integer port, Phase phase, Pr
         boolean healthy = host != null && status.phase() == Phase.Ready
                 && Conditions.find(status.conditions(), Condition.HEALTHY).map(Condition::isTrue).orElse(false);
         // Only the operator writes it; anything but an address (a hand-edited status) counts as unknown.
-        String egressIP = status.egressIP() == null || status.egressIP().isBlank() || status.egressIP().contains("/")
-                ? null : status.egressIP();
+        String egressIP = status.egressIP() == null ? null : IpLiteral.canonical(status.egressIP()).orElse(null);
         Candidate candidate = new Candidate(proxy.getMetadata().getNamespace(), proxy.getMetadata().getName(),
                 spec.attributes(), healthy, status.latencyMillis(), Math.max(1, spec.maxLeases()), egressIP);
         return Optional.of(new ProxyView(candidate, host, port, status.phase(), proxy));

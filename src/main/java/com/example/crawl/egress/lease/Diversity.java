@@ -1,5 +1,6 @@
 package com.example.crawl.egress.lease;
 
+import com.example.crawl.egress.address.IpLiteral;
 import java.util.Locale;
 import java.util.Optional;
 
@@ -33,7 +34,7 @@ public enum Diversity {
      */
     String of(String identity) {
         if (this == SUBNET) {
-            return EgressAddress.network(identity).orElse(identity);
+            return IpLiteral.network(identity).orElse(identity);
         }
         return identity;
     }

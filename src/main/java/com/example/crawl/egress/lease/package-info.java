@@ -5,6 +5,6 @@
  * through the {@code BanListener} seam, outside the lock.
  *
  * <p>Runs on every replica, fed by discovery. Plain data: imports no HTTP or Kubernetes client
- * code and, of this project, only {@code config} and {@code clock} ({@code LayeringTest}).
+ * code and, of this project, only {@code config}, {@code clock} and {@code address} ({@code LayeringTest}).
  */
 package com.example.crawl.egress.lease;

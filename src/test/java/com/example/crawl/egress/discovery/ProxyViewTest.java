@@ -56,7 +56,9 @@ class ProxyViewTest {
         assertEquals("198.51.100.7", learned.toLeaseJson(Optional.empty()).get("egressIP").asString());
         assertEquals("198.51.100.7", learned.candidate().identity());
 
-        for (String notAnAddress : new String[] {"", " ", "198.51.100.0/24"}) {
+        proxy.setStatus(proxy.getStatus().withEgressIP("2001:DB8::7"));
+        assertEquals("2001:db8::7", ProxyView.of(proxy).orElseThrow().candidate().identity(), "one address, one spelling");
+        for (String notAnAddress : new String[] {"", " ", "198.51.100.0/24", "shop.example.com"}) {
             proxy.setStatus(proxy.getStatus().withEgressIP(notAnAddress));
             assertNull(ProxyView.of(proxy).orElseThrow().candidate().egressIP(), notAnAddress);
         }

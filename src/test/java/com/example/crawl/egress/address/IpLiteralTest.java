@@ -1,4 +1,4 @@
-package com.example.crawl.egress.lease;
+package com.example.crawl.egress.address;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
@@ -7,8 +7,11 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
-/** The networks subnet diversity keeps apart, read from address literals by shape alone. */
-class EgressAddressTest {
+/**
+ * Address literals by shape alone: the networks subnet diversity keeps apart, and what is no
+ * address at all. The canonical forms are {@code EchoBodyTest}'s table, through the echo's reader.
+ */
+class IpLiteralTest {
 
     @ParameterizedTest
     @CsvSource({
@@ -19,12 +22,12 @@ class EgressAddressTest {
         "2001:DB8:1:ffff::2, 2001:db8:1::/48",
         "2001:0db8:0001:0000:0000:0000:0000:0001, 2001:db8:1::/48",
         "::1, 0:0:0::/48",
-        "::ffff:198.51.100.7, 0:0:0::/48",
+        "::ffff:198.51.100.7, 198.51.100.0/24",
         "2001:db8::, 2001:db8:0::/48",
         "1:2:3:4:5:6:7::, 1:2:3::/48",
     })
     void shouldReadTheNetworkOfAnAddress(String address, String network) {
-        assertEquals(Optional.of(network), EgressAddress.network(address));
+        assertEquals(Optional.of(network), IpLiteral.network(address));
     }
 
     @ParameterizedTest
@@ -32,6 +35,7 @@ class EgressAddressTest {
         "shop.example.com", "crawl/a", "1::2::3", "12345::", "1:2:3:4:5:6:7:8:9", "1:2:3:4:5:6:7", "::g", ":::",
         "::ffff:1.2.3", "1.2.3.4::"})
     void shouldFindNoNetworkInWhatIsNotAnAddress(String text) {
-        assertEquals(Optional.empty(), EgressAddress.network(text));
+        assertEquals(Optional.empty(), IpLiteral.network(text));
+        assertEquals(Optional.empty(), IpLiteral.canonical(text));
     }
 }
