@@ -71,7 +71,7 @@ final class AcquireLeaseHandler implements HttpHandler {
             case Acquisition.SessionUnavailable refused -> {
                 retryAfter(exchange, refused.retryAfter());
                 Responses.json(exchange, ErrorCode.SESSION_UNAVAILABLE.status(),
-                        JsonBodies.write(sessionUnavailable(refused, request)));
+                        JsonBodies.write(sessionUnavailable(refused, request, snapshot.byKey().get(refused.proxyKey()))));
             }
         }
     }
@@ -103,12 +103,18 @@ final class AcquireLeaseHandler implements HttpHandler {
         return DateTimeFormatter.ISO_INSTANT.format(at.truncatedTo(ChronoUnit.MILLIS));
     }
 
-    private static ObjectNode sessionUnavailable(Acquisition.SessionUnavailable refused, AcquireRequest request) {
+    /** @param view the session's proxy as discovery has it now, or null when it is no longer listed */
+    private static ObjectNode sessionUnavailable(Acquisition.SessionUnavailable refused, AcquireRequest request,
+            ProxyView view) {
         String id = request.session().orElseThrow().id();
         ObjectNode body = JsonBodies.errorObject(ErrorCode.SESSION_UNAVAILABLE, "the proxy of strict session \""
                 + id + "\" cannot take this lease now (" + reason(refused.reason()) + "); the session was not moved")
                 .put("session", id)
                 .put("reason", reason(refused.reason()));
+        int slash = refused.proxyKey().indexOf('/');
+        body.putObject("proxy").put("namespace", refused.proxyKey().substring(0, slash))
+                .put("name", refused.proxyKey().substring(slash + 1))
+                .put("egressIP", view == null ? null : view.candidate().egressIP());
         refused.retryAfter().ifPresent(wait -> body.put("retryAfterSeconds", Responses.seconds(wait)));
         return body;
     }

@@ -50,13 +50,16 @@ public sealed interface Acquisition {
     /**
      * A strict session's proxy could not be lent, and the session was not moved.
      *
+     * @param proxyKey   {@code namespace/name} of the session's proxy, for the client to correlate
      * @param reason     why it could not
      * @param policy     the {@link SitePolicy#name} of the proxy's site when a site limit or pacing
      *                   refused it, else {@link SitePolicy#DEFAULTS}: a label for metrics
      * @param retryAfter how soon it is free again as things stand; empty when it is unhealthy or gone
      */
-    record SessionUnavailable(Reason reason, String policy, Optional<Duration> retryAfter) implements Acquisition {
+    record SessionUnavailable(String proxyKey, Reason reason, String policy, Optional<Duration> retryAfter)
+            implements Acquisition {
         public SessionUnavailable {
+            Objects.requireNonNull(proxyKey, "proxyKey");
             Objects.requireNonNull(reason, "reason");
             Objects.requireNonNull(policy, "policy");
             Objects.requireNonNull(retryAfter, "retryAfter");

@@ -229,7 +229,7 @@ public final class LeaseStore implements LeaseService, AutoCloseable {
                 }
                 if (ask.session().get().strict()) {
                     boolean bySite = why == Acquisition.Reason.AT_SITE_LIMIT || why == Acquisition.Reason.PACED;
-                    return new Acquisition.SessionUnavailable(why, bySite ? site.policy().name() : SitePolicy.DEFAULTS,
+                    return new Acquisition.SessionUnavailable(kept, why, bySite ? site.policy().name() : SitePolicy.DEFAULTS,
                             why == Acquisition.Reason.GONE || why == Acquisition.Reason.UNHEALTHY ? Optional.empty()
                                     : Optional.of(Duration.ofNanos(freeAt(c, target, scan, now) - now)));
                 }

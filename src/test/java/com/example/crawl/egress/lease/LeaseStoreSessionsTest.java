@@ -110,7 +110,7 @@ class LeaseStoreSessionsTest {
         onB("s1", Optional.empty());
         List<Candidate> sick = List.of(a, new Candidate("crawl", "b", Map.of("pool", "x"), false, 20L, 2));
 
-        assertEquals(new SessionUnavailable(Reason.UNHEALTHY, SitePolicy.DEFAULTS, Optional.empty()),
+        assertEquals(new SessionUnavailable("crawl/b", Reason.UNHEALTHY, SitePolicy.DEFAULTS, Optional.empty()),
                 refused(sick, Optional.empty(), "s1"));
     }
 
@@ -130,7 +130,7 @@ class LeaseStoreSessionsTest {
         clock.advance(Duration.ofMinutes(1));
         granted(Optional.empty(), "s1", true); // b now holds its two
 
-        assertEquals(new SessionUnavailable(Reason.AT_CAPACITY, SitePolicy.DEFAULTS, Optional.of(TTL.minusMinutes(1))),
+        assertEquals(new SessionUnavailable("crawl/b", Reason.AT_CAPACITY, SitePolicy.DEFAULTS, Optional.of(TTL.minusMinutes(1))),
                 refused(fleet, Optional.empty(), "s1"));
         store.release(first.id());
         assertEquals("b", granted(Optional.empty(), "s1", true).lease().name());
@@ -142,7 +142,7 @@ class LeaseStoreSessionsTest {
         store.report(lease.id(), ReportResult.BANNED, SHOP);
         store.release(lease.id());
 
-        assertEquals(new SessionUnavailable(Reason.IN_COOLDOWN, SitePolicy.DEFAULTS, Optional.of(LIMITS.cooldownWindow())),
+        assertEquals(new SessionUnavailable("crawl/b", Reason.IN_COOLDOWN, SitePolicy.DEFAULTS, Optional.of(LIMITS.cooldownWindow())),
                 refused(fleet, SHOP, "s1"));
         assertEquals("b", granted(Optional.of("other.test"), "s1", true).lease().name(), "another site is not banned");
     }
@@ -153,7 +153,7 @@ class LeaseStoreSessionsTest {
                 SitePolicy.defaults(LIMITS).cooldowns()));
         onB("s1", SHOP); // its lease still runs: the site's one lease per proxy
 
-        assertEquals(new SessionUnavailable(Reason.AT_SITE_LIMIT, "crawl/shop", Optional.of(TTL)),
+        assertEquals(new SessionUnavailable("crawl/b", Reason.AT_SITE_LIMIT, "crawl/shop", Optional.of(TTL)),
                 refused(fleet, SHOP, "s1"));
     }
 
@@ -165,7 +165,7 @@ class LeaseStoreSessionsTest {
         store.release(lease.id());
         clock.advance(Duration.ofSeconds(10));
 
-        assertEquals(new SessionUnavailable(Reason.PACED, "crawl/shop", Optional.of(Duration.ofSeconds(20))),
+        assertEquals(new SessionUnavailable("crawl/a", Reason.PACED, "crawl/shop", Optional.of(Duration.ofSeconds(20))),
                 refused(fleet, SHOP, "s1"));
         clock.advance(Duration.ofSeconds(20));
         assertEquals("a", granted(SHOP, "s1", true).lease().name());
@@ -175,7 +175,7 @@ class LeaseStoreSessionsTest {
     void shouldRefuseAStrictSessionWhoseProxyIsGoneOrNoLongerMatches() {
         onB("s1", Optional.empty());
 
-        assertEquals(new SessionUnavailable(Reason.GONE, SitePolicy.DEFAULTS, Optional.empty()),
+        assertEquals(new SessionUnavailable("crawl/b", Reason.GONE, SitePolicy.DEFAULTS, Optional.empty()),
                 refused(List.of(a), Optional.empty(), "s1"));
         LeaseAsk elsewhere = new LeaseAsk(Map.of("pool", "y"), Optional.empty(), TTL, Diversity.NONE,
                 Optional.of(new LeaseAsk.Session("s1", SESSION_TTL, true)));
@@ -193,7 +193,7 @@ class LeaseStoreSessionsTest {
 
         LeaseAsk apart = new LeaseAsk(Map.of(), SHOP, TTL, Diversity.SUBNET,
                 Optional.of(new LeaseAsk.Session("s1", SESSION_TTL, true)));
-        assertEquals(new SessionUnavailable(Reason.NOT_DIVERSE, SitePolicy.DEFAULTS, Optional.of(TTL)),
+        assertEquals(new SessionUnavailable("crawl/east", Reason.NOT_DIVERSE, SitePolicy.DEFAULTS, Optional.of(TTL)),
                 store.acquire(List.of(east, neighbour), apart), "its /24 holds the neighbour's lease for the site");
     }
 

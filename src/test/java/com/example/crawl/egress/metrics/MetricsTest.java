@@ -118,9 +118,9 @@ class MetricsTest {
     void shouldCountAStrictSessionsRefusalUnderSessionAndItsOwnOutcome() {
         assertEquals(0.0, refusals(scrape(), "session", "none"), "from zero");
 
-        metrics.leases().acquired(new Acquisition.SessionUnavailable(Acquisition.Reason.IN_COOLDOWN, "",
+        metrics.leases().acquired(new Acquisition.SessionUnavailable("crawl/a", Acquisition.Reason.IN_COOLDOWN, "",
                 Optional.of(Duration.ofMinutes(1))));
-        metrics.leases().acquired(new Acquisition.SessionUnavailable(Acquisition.Reason.PACED, "crawl/shops",
+        metrics.leases().acquired(new Acquisition.SessionUnavailable("crawl/a", Acquisition.Reason.PACED, "crawl/shops",
                 Optional.empty()));
 
         Exposition page = scrape();
