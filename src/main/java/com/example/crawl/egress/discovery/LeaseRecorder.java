@@ -3,6 +3,7 @@ package com.example.crawl.egress.discovery;
 import com.example.crawl.egress.lease.Acquisition;
 import com.example.crawl.egress.lease.LeaseStore;
 import com.example.crawl.egress.lease.ReportResult;
+import java.util.Optional;
 
 /**
  * Where the discovery API reports what happened to each lease request, for metrics. Only requests
@@ -22,6 +23,9 @@ public interface LeaseRecorder {
 
         @Override
         public void reported(ReportResult result, LeaseStore.Reported outcome) { }
+
+        @Override
+        public void failed(Optional<ProxyError> error) { }
     };
 
     /** A lease was asked for: granted, or refused with the counts that say why. */
@@ -32,4 +36,7 @@ public interface LeaseRecorder {
 
     /** A client reported {@code result}; {@code outcome} says whether the lease was known. */
     void reported(ReportResult result, LeaseStore.Reported outcome);
+
+    /** A {@code failed} report of a known lease was taken, naming how the request failed or not. */
+    void failed(Optional<ProxyError> error);
 }

@@ -3,6 +3,7 @@ package com.example.crawl.egress.discovery;
 import com.example.crawl.egress.lease.LeaseIds;
 import com.example.crawl.egress.lease.LeaseService;
 import com.example.crawl.egress.lease.LeaseStore;
+import com.example.crawl.egress.lease.ReportResult;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpHandler;
 import java.io.IOException;
@@ -34,6 +35,9 @@ final class ReportLeaseHandler implements HttpHandler {
                 ? leases.report(id, request.result(), request.target(), request.retryAfter())
                 : LeaseStore.Reported.UNKNOWN_LEASE;
         recorder.reported(request.result(), outcome);
+        if (request.result() == ReportResult.FAILED && outcome == LeaseStore.Reported.ACCEPTED) {
+            recorder.failed(request.error());
+        }
         switch (outcome) {
             case ACCEPTED -> Responses.noContent(exchange);
             case UNKNOWN_LEASE -> Responses.error(exchange, ErrorCode.UNKNOWN_LEASE,

@@ -10,18 +10,26 @@ import tools.jackson.databind.node.ObjectNode;
 
 /**
  * The body of {@code POST /v1/leases/{id}/report}: {@code {"result":
- * "ok|rate_limited|banned|failed", "target": "...", "retryAfterSeconds": N}}, {@code result}
- * required, the others optional; {@code retryAfterSeconds} only with {@code rate_limited}.
+ * "ok|rate_limited|banned|failed", "target": "...", "retryAfterSeconds": N, "error": "..."}},
+ * {@code result} required, the others optional; {@code retryAfterSeconds} only with
+ * {@code rate_limited}, {@code error} only with {@code failed}.
  *
  * @param result     what the client saw
  * @param target     the site it saw it on; the store falls back to the lease's target, then to every target
  * @param retryAfter the site's {@code Retry-After}, from 0 to {@value #MAX_RETRY_AFTER_SECONDS} seconds
+ * @param error      how a {@code failed} request failed, as an RFC 9209 Proxy Error Type
  */
-record ReportRequest(ReportResult result, Optional<String> target, Optional<Duration> retryAfter) {
+record ReportRequest(ReportResult result, Optional<String> target, Optional<Duration> retryAfter,
+        Optional<ProxyError> error) {
+
+    /** A report that names no failure. */
+    ReportRequest(ReportResult result, Optional<String> target, Optional<Duration> retryAfter) {
+        this(result, target, retryAfter, Optional.empty());
+    }
 
     /** The longest {@code Retry-After} a report may carry: a day. A longer one is a client's bug, not a site's timing. */
     static final long MAX_RETRY_AFTER_SECONDS = 86_400;
-    private static final Set<String> FIELDS = Set.of("result", "target", "retryAfterSeconds");
+    private static final Set<String> FIELDS = Set.of("result", "target", "retryAfterSeconds", "error");
     private static final String RESULTS = String.join(", ",
             Arrays.stream(ReportResult.values()).map(ReportResult::wireName).toList());
 
@@ -44,7 +52,26 @@ record ReportRequest(ReportResult result, Optional<String> target, Optional<Dura
                 ErrorCode.INVALID_RESULT, "unknown result \"" + JsonBodies.echo(value.stringValue())
                         + "\": expected one of " + RESULTS));
         Optional<String> target = JsonBodies.target(object);
-        return new ReportRequest(result, target, retryAfter(object.get("retryAfterSeconds"), result));
+        return new ReportRequest(result, target, retryAfter(object.get("retryAfterSeconds"), result),
+                error(object.get("error"), result));
+    }
+
+    private static Optional<ProxyError> error(JsonNode value, ReportResult result) {
+        if (JsonBodies.absent(value)) {
+            return Optional.empty();
+        }
+        String expected = "error must be an RFC 9209 Proxy Error Type in lower case, such as connection_refused, "
+                + "connection_timeout, tls_protocol_error or proxy_internal_error";
+        if (!value.isString()) {
+            throw new ApiException(ErrorCode.INVALID_ERROR, expected + ", not " + JsonBodies.kind(value));
+        }
+        ProxyError error = ProxyError.fromWire(value.stringValue()).orElseThrow(() -> new ApiException(
+                ErrorCode.INVALID_ERROR, expected + ", not \"" + JsonBodies.echo(value.stringValue()) + "\""));
+        if (result != ReportResult.FAILED) {
+            throw new ApiException(ErrorCode.INVALID_ERROR, "error goes only with result failed, not "
+                    + result.wireName() + ": it says how a request through the proxy failed");
+        }
+        return Optional.of(error);
     }
 
     private static Optional<Duration> retryAfter(JsonNode value, ReportResult result) {

@@ -1,6 +1,7 @@
 package com.example.crawl.egress.metrics;
 
 import com.example.crawl.egress.discovery.LeaseRecorder;
+import com.example.crawl.egress.discovery.ProxyError;
 import com.example.crawl.egress.discovery.ServedRecorder;
 import com.example.crawl.egress.lease.Acquisition;
 import com.example.crawl.egress.lease.LeaseStore;
@@ -12,6 +13,7 @@ import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.prometheus.metrics.model.snapshots.Unit;
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * The discovery API: what became of each lease request, and every request's duration by route
@@ -30,6 +32,8 @@ final class DiscoveryMetrics implements LeaseRecorder, ServedRecorder {
             REPORT_UNKNOWN_LEASE);
     /** The {@code policy} label of a refusal no TargetPolicy's limits or pacing made. */
     static final String NO_POLICY = "none";
+    /** The {@code error} label of a {@code failed} report that named no error. */
+    static final String UNSPECIFIED = "unspecified";
     /** Every {@code reason} a {@code no_match} is counted under, in the order that breaks a tie. */
     static final List<String> REFUSALS = List.of("no_proxy", "unhealthy", "at_capacity", "in_cooldown", "at_site_limit",
             "paced", "not_diverse");
@@ -41,6 +45,7 @@ final class DiscoveryMetrics implements LeaseRecorder, ServedRecorder {
 
     private final Counter leaseRequests;
     private final Counter refusals;
+    private final Counter failures;
     private final Histogram requests;
 
     DiscoveryMetrics(PrometheusRegistry registry, PrometheusProperties properties) {
@@ -54,6 +59,13 @@ final class DiscoveryMetrics implements LeaseRecorder, ServedRecorder {
                         + "no policy's)")
                 .labelNames("reason", "policy").register(registry);
         REFUSALS.forEach(reason -> refusals.initLabelValues(reason, NO_POLICY));
+        failures = Counter.builder(properties).name(Metrics.PREFIX + "lease_failures_total")
+                .help("Failed reports taken, by the RFC 9209 Proxy Error Type the client named (unspecified: none)")
+                .labelNames("error").register(registry);
+        failures.initLabelValues(UNSPECIFIED);
+        for (ProxyError e : ProxyError.values()) {
+            failures.initLabelValues(e.wireName());
+        }
         refusals.initLabelValues(SESSION, NO_POLICY);
         requests = Histogram.builder(properties).name(Metrics.PREFIX + "discovery_request_duration_seconds")
                 .help("Duration of discovery API requests by route pattern and status code").unit(Unit.SECONDS)
@@ -87,6 +99,11 @@ final class DiscoveryMetrics implements LeaseRecorder, ServedRecorder {
             most = counts[i] > counts[most] ? i : most;
         }
         return REFUSALS.get(most);
+    }
+
+    @Override
+    public void failed(Optional<ProxyError> error) {
+        failures.labelValues(error.map(ProxyError::wireName).orElse(UNSPECIFIED)).inc();
     }
 
     @Override

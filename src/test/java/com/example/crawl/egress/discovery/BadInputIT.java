@@ -170,6 +170,14 @@ class BadInputIT {
                 "{\"result\":\"failed\",\"retryAfterSeconds\":60}", 400, "invalid_retry_after"));
         t.add(json("report: result failed in upper case", "POST", report, "{\"result\":\"FAILED\"}", 400,
                 "invalid_result"));
+        t.add(json("report: error not RFC 9209's", "POST", report,
+                "{\"result\":\"failed\",\"error\":\"socket_hang_up\"}", 400, "invalid_error"));
+        t.add(json("report: error in upper case", "POST", report,
+                "{\"result\":\"failed\",\"error\":\"CONNECTION_REFUSED\"}", 400, "invalid_error"));
+        t.add(json("report: error a number", "POST", report, "{\"result\":\"failed\",\"error\":111}", 400,
+                "invalid_error"));
+        t.add(json("report: error with banned", "POST", report,
+                "{\"result\":\"banned\",\"error\":\"connection_refused\"}", 400, "invalid_error"));
         t.add(json("report: empty body", "POST", report, "", 400, "invalid_json"));
         t.add(json("report: broken JSON", "POST", report, "{\"result\":\"banned\"", 400, "invalid_json"));
         // Sizes.

@@ -166,7 +166,12 @@ class LeaseHandlersTest {
         RawHttp.Reply invalid = http.post("/v1/leases/" + id + "/report", "{\"result\":\"slow\"}");
         assertEquals(400, invalid.status());
         assertEquals("invalid_result", invalid.error());
+        assertEquals(204, http.post("/v1/leases/" + id + "/report",
+                "{\"result\":\"failed\",\"error\":\"connection_timeout\"}").status());
+        assertEquals(404, http.post("/v1/leases/" + UNKNOWN_ID + "/report", "{\"result\":\"failed\"}").status());
         assertEquals(List.of("reported ok ACCEPTED", "reported banned ACCEPTED", "no_match 1",
-                "reported ok UNKNOWN_LEASE", "reported ok UNKNOWN_LEASE"), recorder.calls());
+                "reported ok UNKNOWN_LEASE", "reported ok UNKNOWN_LEASE", "reported failed ACCEPTED",
+                "failed connection_timeout", "reported failed UNKNOWN_LEASE"), recorder.calls(),
+                "a failure is counted by its error once it was taken");
     }
 }

@@ -5,6 +5,7 @@ import com.example.crawl.egress.lease.LeaseStore;
 import com.example.crawl.egress.lease.ReportResult;
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
@@ -46,6 +47,11 @@ final class RecordingLeaseRecorder implements LeaseRecorder, ServedRecorder {
     @Override
     public void reported(ReportResult result, LeaseStore.Reported outcome) {
         calls.add("reported " + result.wireName() + " " + outcome);
+    }
+
+    @Override
+    public void failed(Optional<ProxyError> error) {
+        calls.add("failed " + error.map(ProxyError::wireName).orElse("unspecified"));
     }
 
     List<String> calls() {

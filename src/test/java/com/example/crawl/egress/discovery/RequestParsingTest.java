@@ -157,6 +157,21 @@ class RequestParsingTest {
     }
 
     @Test
+    void shouldReadHowAFailedRequestFailedInRfc9209sWordsOnly() {
+        assertEquals(new ReportRequest(ReportResult.FAILED, Optional.empty(), Optional.empty(),
+                Optional.of(ProxyError.CONNECTION_REFUSED)),
+                ReportRequest.parse("{\"result\":\"failed\",\"error\":\"connection_refused\"}".getBytes(UTF_8)));
+        assertEquals(Optional.of(ProxyError.PROXY_LOOP_DETECTED), ReportRequest.parse(
+                "{\"result\":\"failed\",\"error\":\"proxy_loop_detected\"}".getBytes(UTF_8)).error());
+        for (String bad : List.of("{\"result\":\"failed\",\"error\":\"Connection_Refused\"}",
+                "{\"result\":\"failed\",\"error\":\"refused\"}", "{\"result\":\"failed\",\"error\":7}",
+                "{\"result\":\"banned\",\"error\":\"connection_refused\"}")) {
+            assertEquals(ErrorCode.INVALID_ERROR, assertThrows(ApiException.class,
+                    () -> ReportRequest.parse(bad.getBytes(UTF_8))).code(), bad);
+        }
+    }
+
+    @Test
     void shouldReadARateLimitsRetryAfterFromNoneToADay() {
         assertEquals(new ReportRequest(ReportResult.RATE_LIMITED, Optional.of("a.test"), Optional.of(Duration.ofSeconds(120))),
                 ReportRequest.parse("{\"result\":\"rate_limited\",\"target\":\"a.test\",\"retryAfterSeconds\":120}"

@@ -12,6 +12,7 @@ import com.example.crawl.egress.cache.ProxyKey;
 import com.example.crawl.egress.gc.GcRecorder;
 import com.example.crawl.egress.health.FailureReason;
 import com.example.crawl.egress.health.ProbeResult;
+import com.example.crawl.egress.discovery.ProxyError;
 import com.example.crawl.egress.lease.Acquisition;
 import com.example.crawl.egress.lease.LeaseStore;
 import com.example.crawl.egress.lease.ReportResult;
@@ -93,6 +94,21 @@ class MetricsTest {
         for (String zero : List.of("granted", "report_ok", "report_rate_limited")) {
             assertEquals(0.0, outcome(page, zero), zero);
         }
+    }
+
+    @Test
+    void shouldCountFailedReportsByTheirRfc9209ErrorFromZero() {
+        metrics.leases().failed(Optional.of(ProxyError.CONNECTION_REFUSED));
+        metrics.leases().failed(Optional.of(ProxyError.CONNECTION_REFUSED));
+        metrics.leases().failed(Optional.empty());
+
+        Exposition page = scrape();
+        assertEquals(2.0, page.value("proxy_operator_lease_failures_total", Map.of("error", "connection_refused"))
+                .orElseThrow());
+        assertEquals(1.0, page.value("proxy_operator_lease_failures_total", Map.of("error", "unspecified"))
+                .orElseThrow());
+        assertEquals(0.0, page.value("proxy_operator_lease_failures_total", Map.of("error", "tls_certificate_error"))
+                .orElseThrow(), "every error from zero");
     }
 
     @Test
