@@ -49,6 +49,7 @@ public final class ProxyInformers implements AutoCloseable {
     private static final String BY_POOL = "pool";
 
     private final SharedIndexInformer<Proxy> proxies;
+    private final ListedItemStore<Proxy> proxyItems = new ListedItemStore<>();
     private final SharedIndexInformer<Secret> secrets;
     private final SharedIndexInformer<Secret> credentials;
     private volatile CompletableFuture<Void> started = new CompletableFuture<>();
@@ -68,6 +69,7 @@ public final class ProxyInformers implements AutoCloseable {
             credentials = client.secrets().inNamespace(namespace).withLabel(Proxy.CREDENTIALS_SECRET_LABEL, "true")
                     .runnableInformer(0);
         }
+        proxies.itemStore(proxyItems);
         proxies.addIndexers(Map.of(BY_SECRET, ProxyInformers::secretRefs, BY_POOL, ProxyInformers::poolOwner));
     }
 
@@ -213,9 +215,12 @@ public final class ProxyInformers implements AutoCloseable {
         return CredentialsSecret.find(proxy, this::credentialsSecret);
     }
 
-    /** Every cached Proxy; the health engine and discovery list from here. */
+    /**
+     * Every cached Proxy, as an immutable list that stays the same object until the cache changes
+     * ({@link ListedItemStore}); the health engine and discovery list from here.
+     */
     public List<Proxy> proxies() {
-        return proxies.getStore().list();
+        return proxyItems.list();
     }
 
     @Override

@@ -19,7 +19,10 @@ import java.util.function.Supplier;
  * on every request. Converting a Proxy is done once per object: the cache hands out the same
  * object until the Proxy changes, so a request whose supplier returns the same objects as the
  * last one reuses the last snapshot, and a changed cache converts only the new objects. With
- * 1,000 proxies this keeps a lease request from building 1,000 views.
+ * 1,000 proxies this keeps a lease request from building 1,000 views. The informer cache also
+ * hands out the same immutable list until anything changes, and that list is recognised without
+ * a look at its elements: with a cache at rest a request costs as much with 10,000 proxies as
+ * with 100.
  *
  * <p>Thread-safe: snapshots are immutable and published through a volatile field; two requests
  * that see a change at the same time may both build a snapshot, and either one is right.
@@ -65,6 +68,9 @@ final class ProxyCatalog {
     }
 
     private static boolean sameObjects(List<Proxy> before, Collection<Proxy> now) {
+        if (before == now) {
+            return true; // List.copyOf kept the supplier's list, being immutable: it cannot have changed
+        }
         if (before.size() != now.size()) {
             return false;
         }

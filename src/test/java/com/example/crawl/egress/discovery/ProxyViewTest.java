@@ -168,4 +168,23 @@ class ProxyViewTest {
         assertEquals("http://10.0.0.9:3128", second.byKey().get("crawl/b").url());
         assertSame(first.byKey().get("crawl/a"), second.byKey().get("crawl/a"), "an unchanged proxy is not converted again");
     }
+
+    @Test
+    void shouldSeeAChangeToAListTheSupplierHandedOutBefore() {
+        List<Proxy> cache = new ArrayList<>(List.of(DiscoveryWorld.managed("a", "10.0.0.1", Map.of(), 1, true, 1L)));
+        ProxyCatalog catalog = new ProxyCatalog(() -> cache); // the same mutable list every time
+        assertEquals(List.of("crawl/a"), catalog.current().views().stream().map(ProxyView::key).toList());
+
+        cache.add(DiscoveryWorld.managed("b", "10.0.0.2", Map.of(), 1, true, 1L));
+        assertEquals(List.of("crawl/a", "crawl/b"), catalog.current().views().stream().map(ProxyView::key).toList());
+    }
+
+    @Test
+    void shouldKeepAnImmutableListAsHandedOutForTheNextRequestToKnow() {
+        List<Proxy> cache = List.of(DiscoveryWorld.managed("a", "10.0.0.1", Map.of(), 1, true, 1L));
+        ProxyCatalog catalog = new ProxyCatalog(() -> cache);
+        ProxyCatalog.Snapshot first = catalog.current();
+        assertSame(cache, first.sources(), "kept as handed out, so that the next request knows it at once");
+        assertSame(first, catalog.current());
+    }
 }
