@@ -28,6 +28,8 @@ import java.util.concurrent.locks.LockSupport;
  * <ul>
  * <li>{@code healthz}, {@code pairs}: closed loop, requests (or acquire+release pairs) back to back
  *     ({@link DiscoveryBenchmark});
+ * <li>{@code sites}: as {@code pairs}, each acquire for a random one of {@code sites} targets
+ *     ({@link #target}), its body built by {@link #siteAsk} (the site-aware leasing benchmark);
  * <li>{@code steady}: open loop at fixed rates. The N connections share {@code pairsPerSecond}
  *     pairs, each on its own schedule; beside them one connection per {@code banned} report a
  *     second (rounded up) acquires a lease for a random one of {@code sites} targets, reports it
@@ -38,6 +40,7 @@ import java.util.concurrent.locks.LockSupport;
  * spreads clients over replicas.
  *
  * <p>Usage: {@code LoadClient host port[,port...] token healthz|pairs connections seconds}, or
+ * {@code LoadClient host port[,port...] token sites connections seconds sites}, or
  * {@code LoadClient host port[,port...] token steady connections seconds pairsPerSecond
  * bansPerSecond sites}
  */
@@ -92,6 +95,16 @@ public final class LoadClient {
     }
 
     /**
+     * As {@link #runInChildJvm} in {@code sites} mode: every acquire names a random one of
+     * {@code sites} targets.
+     */
+    public static Map<String, String> runSitesInChildJvm(int port, String token, int connections, int seconds,
+            int sites) throws IOException, InterruptedException {
+        return run(List.of(Integer.toString(port), token, "sites", Integer.toString(connections),
+                Integer.toString(seconds), Integer.toString(sites)));
+    }
+
+    /**
      * Runs this client in a child JVM in {@code steady} mode against {@code 127.0.0.1} on
      * {@code ports}; its results line as key → value: those of {@link #runInChildJvm}, and
      * {@code report_calls}, {@code report_p50}, {@code report_p99}, {@code ban_errors} and
@@ -138,6 +151,7 @@ public final class LoadClient {
         Optional<Rates> rates = mode.equals("steady") ? Optional.of(new Rates(Double.parseDouble(args[6]),
                 Double.parseDouble(args[7]), Integer.parseInt(args[8]))) : Optional.empty();
         int banConnections = rates.map(Rates::banConnections).orElse(0);
+        int sites = mode.equals("sites") ? Integer.parseInt(args[6]) : 0;
         Histogram first = new Histogram(); // healthz, or acquire
         Histogram second = new Histogram(); // release
         Histogram reported = new Histogram(); // steady: the banned reports
@@ -159,6 +173,8 @@ public final class LoadClient {
                         while (System.nanoTime() < end) {
                             if (mode.equals("pairs")) {
                                 c.pair(first, second, errors);
+                            } else if (mode.equals("sites")) {
+                                c.pair(c.post("/v1/leases", siteAsk(index, target(sites))), first, second, errors);
                             } else {
                                 c.healthz(first, errors);
                             }
@@ -215,8 +231,17 @@ public final class LoadClient {
         }
     }
 
-    private static String target(int sites) {
+    /** A random one of {@code sites} targets: {@code site-<n>.example}. */
+    public static String target(int sites) {
         return "site-" + ThreadLocalRandom.current().nextInt(sites) + ".example";
+    }
+
+    /**
+     * The body of a {@code sites} acquire on connection {@code connection}: its target. A sticky
+     * session per connection is one more member here, {@code ,"session":"c-<connection>"}.
+     */
+    static String siteAsk(int connection, String target) {
+        return "{\"target\":\"" + target + "\"}";
     }
 
     /** One keep-alive connection speaking just enough HTTP/1.1 for our fixed-length answers. */
@@ -246,8 +271,13 @@ public final class LoadClient {
         }
 
         void pair(Histogram acquired, Histogram released, LongAdder errors) throws IOException {
+            pair(acquire, acquired, released, errors);
+        }
+
+        /** Acquires with {@code request}, then releases what it got; each call timed. */
+        void pair(byte[] request, Histogram acquired, Histogram released, LongAdder errors) throws IOException {
             long start = System.nanoTime();
-            String body = call(acquire, 201, errors);
+            String body = call(request, 201, errors);
             long mid = System.nanoTime();
             acquired.record(mid - start);
             if (body == null) {
