@@ -59,7 +59,11 @@ final class AcquireLeaseHandler implements HttpHandler {
         // Filtered here, outside the store's lock, so that the lock is held only for matching proxies.
         List<Candidate> candidates = request.selector().isEmpty() ? snapshot.candidates()
                 : snapshot.candidates().stream().filter(c -> c.matches(request.selector())).toList();
-        Acquisition outcome = leases.acquire(candidates, request.ask());
+        // A session's proxy is found in the snapshot's index, not by a scan of every candidate.
+        Acquisition outcome = leases.acquire(candidates, key -> {
+            ProxyView view = snapshot.byKey().get(key);
+            return view == null ? null : view.candidate();
+        }, request.ask());
         recorder.acquired(outcome);
         switch (outcome) {
             case Acquisition.Granted granted -> Responses.json(exchange, 201,

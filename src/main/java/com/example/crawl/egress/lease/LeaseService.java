@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.util.Collection;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Function;
 
 /**
  * The lease calls as discovery makes them: grant, release, report, the counts a list shows, and
@@ -25,8 +26,20 @@ public interface LeaseService {
     /** The longest session TTL a client may ask for. */
     Duration maxSessionTtl();
 
-    /** See {@link LeaseStore#acquire(Collection, LeaseAsk)}. @throws Unavailable when this replica cannot grant now */
-    Acquisition acquire(Collection<Candidate> candidates, LeaseAsk ask);
+    /**
+     * See {@link LeaseStore#acquire(Collection, Function, LeaseAsk)}.
+     *
+     * @param byKey finds a candidate by {@code namespace/name} (null when there is none): the proxy
+     *              a sticky session holds, without a scan of {@code candidates}
+     * @throws Unavailable when this replica cannot grant now
+     */
+    Acquisition acquire(Collection<Candidate> candidates, Function<String, Candidate> byKey, LeaseAsk ask);
+
+    /** As above, finding a session's proxy by a scan of {@code candidates}. */
+    default Acquisition acquire(Collection<Candidate> candidates, LeaseAsk ask) {
+        return acquire(candidates, key -> candidates.stream().filter(c -> c.key().equals(key)).findFirst().orElse(null),
+                ask);
+    }
 
     /** A lease of {@code ttl} for {@code target} on a proxy matching {@code selector}, nothing else asked. */
     default Acquisition acquire(Collection<Candidate> candidates, Map<String, String> selector, Optional<String> target,

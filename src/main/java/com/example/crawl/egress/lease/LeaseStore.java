@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.Consumer;
+import java.util.function.Function;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -188,8 +189,9 @@ public final class LeaseStore implements LeaseService, AutoCloseable {
      * address (or network) none of the site's running leases is on. Best = fewest active leases, then
      * {@link Candidate#PREFERENCE} (lowest latency, unknown last, then namespace/name).
      *
-     * <p>In a sticky session the proxy the session was last lent comes first: while it is a
-     * candidate and eligible by those same rules it is lent again, best or not. When it is not, a
+     * <p>In a sticky session the proxy the session was last lent comes first, found through
+     * {@code byKey} (the same proxies as {@code candidates}, or more: it is checked against the
+     * selector): while it matches and is eligible by those same rules it is lent again, best or not. When it is not, a
      * strict session is refused ({@link Acquisition.SessionUnavailable}) and a flex one moves to the
      * best eligible proxy. Either way a lease renews the session ({@link Sessions}).
      *
@@ -201,7 +203,7 @@ public final class LeaseStore implements LeaseService, AutoCloseable {
      * @throws IllegalArgumentException for a TTL or session TTL out of the ask's bounds
      */
     @Override
-    public Acquisition acquire(Collection<Candidate> candidates, LeaseAsk ask) {
+    public Acquisition acquire(Collection<Candidate> candidates, Function<String, Candidate> byKey, LeaseAsk ask) {
         Map<String, String> selector = ask.selector();
         Optional<String> target = ask.target();
         Duration ttl = ask.ttl();
@@ -220,7 +222,7 @@ public final class LeaseStore implements LeaseService, AutoCloseable {
             boolean moved = false;
             String kept = ask.session().map(s -> sessions.proxy(s.id(), now)).orElse(null);
             if (kept != null) {
-                Candidate c = candidate(candidates, kept, selector);
+                Candidate c = candidate(byKey, kept, selector);
                 SiteLimits.Site site = c == null || scan == null ? null : scan.of(c.namespace());
                 Acquisition.Reason why = c == null ? Acquisition.Reason.GONE
                         : refusal(c, held.active(kept, now), target, scan, site, now);
@@ -312,13 +314,9 @@ public final class LeaseStore implements LeaseService, AutoCloseable {
     }
 
     /** Under the lock: the candidate of {@code key} that matches {@code selector}, or null. */
-    private static Candidate candidate(Collection<Candidate> candidates, String key, Map<String, String> selector) {
-        for (Candidate c : candidates) {
-            if (c.key().equals(key)) {
-                return selector.isEmpty() || c.matches(selector) ? c : null;
-            }
-        }
-        return null;
+    private static Candidate candidate(Function<String, Candidate> byKey, String key, Map<String, String> selector) {
+        Candidate c = byKey.apply(key);
+        return c != null && (selector.isEmpty() || c.matches(selector)) ? c : null;
     }
 
     /** Under the lock: lends {@code proxy} for the ask's target (of {@code site}), in its session if it names one. */

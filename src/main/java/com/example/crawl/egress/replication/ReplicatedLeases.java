@@ -23,6 +23,7 @@ import java.util.Collection;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import org.slf4j.Logger;
@@ -305,9 +306,9 @@ public final class ReplicatedLeases implements LeaseService, AutoCloseable {
     }
 
     @Override
-    public Acquisition acquire(Collection<Candidate> candidates, LeaseAsk ask) {
+    public Acquisition acquire(Collection<Candidate> candidates, Function<String, Candidate> byKey, LeaseAsk ask) {
         serving();
-        return store.acquire(candidates, ask);
+        return store.acquire(candidates, byKey, ask);
     }
 
     @Override

@@ -75,7 +75,8 @@ class LeaderForwardingTest {
         }
 
         @Override
-        public Acquisition acquire(Collection<Candidate> candidates, LeaseAsk ask) {
+        public Acquisition acquire(Collection<Candidate> candidates, Function<String, Candidate> byKey,
+                LeaseAsk ask) {
             served.add("acquire");
             throw new Unavailable("the leader moved on", Duration.ofSeconds(3));
         }

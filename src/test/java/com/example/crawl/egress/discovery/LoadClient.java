@@ -237,11 +237,12 @@ public final class LoadClient {
     }
 
     /**
-     * The body of a {@code sites} acquire on connection {@code connection}: its target. A sticky
-     * session per connection is one more member here, {@code ,"session":"c-<connection>"}.
+     * The body of a {@code sites} acquire on connection {@code connection}: its target, in a flex
+     * sticky session of its own ({@code c-<connection>}), so that every acquire looks its
+     * session's proxy up first and most stay on it.
      */
     static String siteAsk(int connection, String target) {
-        return "{\"target\":\"" + target + "\"}";
+        return "{\"target\":\"" + target + "\",\"session\":\"c-" + connection + "\"}";
     }
 
     /** One keep-alive connection speaking just enough HTTP/1.1 for our fixed-length answers. */

@@ -339,4 +339,17 @@ class LeaseStoreSessionsTest {
             assertThrows(IllegalArgumentException.class, () -> new LeaseAsk.Session(id, SESSION_TTL, false));
         }
     }
+
+    @Test
+    void shouldFindTheSessionsProxyThroughTheIndexItIsGivenNotByAScan() {
+        onB("s1", Optional.empty());
+        Map<String, Candidate> index = Map.of(a.key(), a, b.key(), b);
+
+        Acquisition kept = store.acquire(List.of(a), index::get, ask(Optional.empty(), "s1", true));
+        Acquisition gone = store.acquire(List.of(a, b), key -> null, ask(Optional.empty(), "s1", true));
+
+        assertEquals("b", assertInstanceOf(Granted.class, kept).lease().name(), "b found by its key alone");
+        assertEquals(Reason.GONE, assertInstanceOf(SessionUnavailable.class, gone).reason(),
+                "what the index does not hold is gone, whatever the list says");
+    }
 }
