@@ -88,14 +88,13 @@ final class Cooldowns {
     }
 
     private long freeAt(String identity, Optional<String> target, long now) {
-        long at = now;
-        Cooldown forTarget = target.map(t -> held.get(identity, t)).orElse(null);
-        for (Cooldown c : new Cooldown[] {held.get(identity, ALL_TARGETS), forTarget}) {
-            if (c != null && c.running(now) && c.end() - at > 0) {
-                at = c.end();
-            }
-        }
-        return at;
+        long at = end(held.get(identity, ALL_TARGETS), now, now);
+        return target.isPresent() ? end(held.get(identity, target.get()), at, now) : at;
+    }
+
+    /** The later of {@code at} and the end of {@code c} if it runs at {@code now}. */
+    private static long end(Cooldown c, long at, long now) {
+        return c != null && c.running(now) && c.end() - at > 0 ? c.end() : at;
     }
 
     /** Forgets the cooldowns that are past being remembered at {@code now}. */

@@ -345,14 +345,16 @@ public final class LeaseStore implements LeaseService, AutoCloseable {
     private Optional<Duration> soonestFree(Collection<Candidate> candidates, Map<String, String> selector,
             SiteLimits.Scan scan, long now) {
         Optional<String> target = scan == null ? Optional.empty() : Optional.of(scan.target());
-        Long soonest = null;
+        boolean any = false;
+        long soonest = now;
         for (Candidate c : candidates) {
             if ((selector.isEmpty() || c.matches(selector)) && c.healthy() && !suspicions.suspected(c.key())) {
                 long free = freeAt(c, target, scan, now);
-                soonest = soonest == null || free - soonest < 0 ? free : soonest;
+                soonest = !any || free - soonest < 0 ? free : soonest;
+                any = true;
             }
         }
-        return soonest == null ? Optional.empty() : Optional.of(Duration.ofNanos(soonest - now));
+        return any ? Optional.of(Duration.ofNanos(soonest - now)) : Optional.empty();
     }
 
     /** Under the lock: when healthy {@code c} may be lent for {@code target} again, by its leases, cooldowns and site. */

@@ -24,10 +24,11 @@ final class SiteLimits {
 
     /**
      * A site as one acquire sees it: its policy, its key, whether its leases over all proxies are at
-     * its limit, and, when the client asks for {@link Diversity}, what its running leases' egress
-     * holds (by {@link Diversity#of}) and until when.
+     * its limit and until when ({@code fullUntil}, the scan's {@code now} when they are not), and,
+     * when the client asks for {@link Diversity}, what its running leases' egress holds (by
+     * {@link Diversity#of}) and until when. Worked out once per acquire, not once per candidate.
      */
-    record Site(SitePolicy policy, String key, boolean full, Map<String, Long> taken) { }
+    record Site(SitePolicy policy, String key, boolean full, long fullUntil, Map<String, Long> taken) { }
 
     /** Why a proxy with room and no cooldown is not lent for a site, if it is not. */
     enum Refusal { NONE, AT_LIMIT, PACED, NOT_DIVERSE }
@@ -70,7 +71,8 @@ final class SiteLimits {
             return byNamespace.computeIfAbsent(namespace, n -> {
                 SitePolicy policy = policies.find(n, target);
                 String key = policy.site(n, target);
-                return new Site(policy, key, policy.maxLeases() > 0 && held.activeOnSite(key, now) >= policy.maxLeases(),
+                boolean full = policy.maxLeases() > 0 && held.activeOnSite(key, now) >= policy.maxLeases();
+                return new Site(policy, key, full, full ? held.freeOnSiteAt(key, policy.maxLeases(), now) : now,
                         taken(key));
             });
         }
@@ -120,7 +122,7 @@ final class SiteLimits {
             SitePolicy policy = site.policy();
             long free = later(held.freeFromAt(c.identity(), c.formerIdentity(), site.key(), policy.maxLeasesPerProxy(),
                     now), later(pacedUntil(c, site, now), diverseAt(c, site)));
-            return policy.maxLeases() > 0 ? later(free, held.freeOnSiteAt(site.key(), policy.maxLeases(), now)) : free;
+            return later(free, site.fullUntil());
         }
     }
 
