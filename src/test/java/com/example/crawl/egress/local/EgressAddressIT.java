@@ -8,6 +8,8 @@ import com.example.crawl.egress.api.Endpoint;
 import com.example.crawl.egress.api.HealthCheck;
 import com.example.crawl.egress.api.Proxy;
 import com.example.crawl.egress.api.ProxySpec;
+import com.example.crawl.egress.api.TargetPolicy;
+import com.example.crawl.egress.api.TargetPolicySpec;
 import com.example.crawl.egress.lab.Squid;
 import com.example.crawl.egress.provider.local.LocalProvider;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
@@ -29,13 +31,17 @@ import tools.jackson.databind.JsonNode;
  * {@code egressIP} in discovery's list is the address its requests reach the local target from,
  * learned through the local target's echo; so the sample fleet shows three distinct ones, each its
  * Squid's own loopback address, and two External proxies that leave by one address show that one,
- * and share what the lease store keeps for it: a site's per-proxy limit and a ban for a site.
+ * and share what the lease store keeps for it: a site's per-proxy limit and a ban for a site. A
+ * lease asking for diversity then gets another address, or another network, than the site's other
+ * leases, or a 409 that counts the proxies too close as {@code notDiverse}.
  */
 class EgressAddressIT {
 
     private static final String NAMESPACE = "default"; // the sample Proxies'
     /** Where the two External Squids connect out from; no local instance has it (theirs are 127.1.x.y and up). */
     private static final String SHARED_EGRESS = "127.0.0.77";
+    /** A third External Squid's: another address in the same /24. */
+    private static final String NEIGHBOUR_EGRESS = "127.0.0.78";
     private static final HealthCheck CHECK = new HealthCheck(null, null, 5, 2, 1, 2, null);
 
     @TempDir
@@ -52,7 +58,8 @@ class EgressAddressIT {
         try (LocalOperator op = LocalOperator.start(tmp.resolve("state"), freePort(), freePort());
                 KubernetesClient kube = LocalModeIT.kubeClient(op);
                 Squid first = Squid.start(tmp.resolve("ext-1"), Optional.empty(), Optional.of(SHARED_EGRESS));
-                Squid second = Squid.start(tmp.resolve("ext-2"), Optional.empty(), Optional.of(SHARED_EGRESS))) {
+                Squid second = Squid.start(tmp.resolve("ext-2"), Optional.empty(), Optional.of(SHARED_EGRESS));
+                Squid third = Squid.start(tmp.resolve("ext-3"), Optional.empty(), Optional.of(NEIGHBOUR_EGRESS))) {
             op.await(() -> learned(op).keySet().containsAll(SampleProxies.SAMPLES.keySet()),
                     "an egress address for every sample Proxy");
             Map<String, JsonNode> samples = new TreeMap<>(listed(op));
@@ -64,10 +71,11 @@ class EgressAddressIT {
             assertEquals(3, new HashSet<>(samples.values().stream().map(p -> p.get("egressIP").asText()).toList()).size(),
                     "three identities: " + samples);
 
-            external(kube, "ext-1", first);
-            external(kube, "ext-2", second);
-            op.await(() -> learned(op).keySet().containsAll(List.of("ext-1", "ext-2")),
-                    "an egress address for both External Proxies");
+            external(kube, "ext-1", first, Map.of("team", "egress-it", "diverse", "yes"));
+            external(kube, "ext-2", second, Map.of("team", "egress-it", "diverse", "yes"));
+            external(kube, "ext-3", third, Map.of("diverse", "yes"));
+            op.await(() -> learned(op).keySet().containsAll(List.of("ext-1", "ext-2", "ext-3")),
+                    "an egress address for the three External Proxies");
 
             Map<String, String> learned = learned(op);
             assertEquals(SHARED_EGRESS, learned.get("ext-1"), String.valueOf(learned));
@@ -76,14 +84,47 @@ class EgressAddressIT {
                     .getStatus().egressIP(), "discovery shows what status holds");
 
             shouldShareTheSitesLimitAndABanBehindTheAddress(op);
+            shouldLendAnotherAddressOrNetworkWhenAskedForDiversity(op, kube);
+        }
+    }
+
+    /**
+     * Under a policy that lets one address hold two leases for div.test: a lease on the shared
+     * address, then one asking for another address goes to ext-3, one asking for another network
+     * finds none (all three are in 127.0.0.0/24), and one asking nothing is lent the shared address again.
+     */
+    private static void shouldLendAnotherAddressOrNetworkWhenAskedForDiversity(LocalOperator op, KubernetesClient kube)
+            throws Exception {
+        TargetPolicy twice = new TargetPolicy();
+        twice.setMetadata(new ObjectMetaBuilder().withNamespace(NAMESPACE).withName("div").build());
+        twice.setSpec(new TargetPolicySpec(List.of("div.test"), null, 2, null, null));
+        kube.resource(twice).create();
+        op.await(() -> listed(op).values().stream().filter(p -> p.get("name").asText().startsWith("ext-"))
+                .filter(p -> p.get("healthy").asBoolean()).count() == 3, "the three External Proxies healthy");
+        String diverse = "{\"selector\":{\"diverse\":\"yes\"},\"target\":\"div.test\"";
+        String onShared = "{\"selector\":{\"team\":\"egress-it\"},\"target\":\"div.test\"}";
+        JsonNode shared = op.lease(onShared);
+        op.await(() -> op.refusal(onShared).isEmpty(),
+                "the policy in force: the shared address takes a second lease for div.test");
+
+        JsonNode apart = op.lease(diverse + ",\"diversity\":\"ip\"}");
+        assertEquals(NEIGHBOUR_EGRESS, apart.at("/proxy/egressIP").asText(), "the one address without a lease: " + apart);
+        assertEquals(LocalTarget.GREETING, LocalModeIT.curl("-x", apart.at("/proxy/url").asText(), "http://127.0.0.1:8091/"));
+        JsonNode near = op.refusal(diverse + ",\"diversity\":\"subnet\"}")
+                .orElseThrow(() -> new AssertionError("a lease in another network than 127.0.0.0/24"));
+        assertEquals(3, near.get("notDiverse").asInt(), "every address is in the leases' /24: " + near);
+        JsonNode again = op.lease(diverse + "}");
+        assertEquals(SHARED_EGRESS, again.at("/proxy/egressIP").asText(), "without diversity, the policy's second lease");
+        for (JsonNode lease : List.of(shared, apart, again)) {
+            op.release(lease);
         }
     }
 
     /** The two External proxies, both healthy and on {@link #SHARED_EGRESS}, lent for one site. */
     private static void shouldShareTheSitesLimitAndABanBehindTheAddress(LocalOperator op) throws Exception {
         String both = "{\"selector\":{\"team\":\"egress-it\"},\"target\":\"shop.test\"}";
-        op.await(() -> listed(op).values().stream().filter(p -> p.get("name").asText().startsWith("ext-"))
-                .filter(p -> p.get("healthy").asBoolean()).count() == 2, "both External Proxies healthy");
+        op.await(() -> listed(op).values().stream().filter(p -> List.of("ext-1", "ext-2").contains(p.get("name").asText()))
+                .filter(p -> p.get("healthy").asBoolean()).count() == 2, "both External Proxies on one address healthy");
         JsonNode shop = op.lease(both);
         assertEquals(SHARED_EGRESS, shop.at("/proxy/egressIP").asText(), "the lease answer names the address");
         assertEquals(LocalTarget.GREETING, LocalModeIT.curl("-x", shop.at("/proxy/url").asText(), "http://127.0.0.1:8091/"),
@@ -106,10 +147,10 @@ class EgressAddressIT {
         op.release(op.lease("{\"selector\":{\"team\":\"egress-it\"},\"target\":\"news.test\"}"));
     }
 
-    private static void external(KubernetesClient kube, String name, Squid squid) {
+    private static void external(KubernetesClient kube, String name, Squid squid, Map<String, String> attributes) {
         Proxy p = new Proxy();
         p.setMetadata(new ObjectMetaBuilder().withNamespace(NAMESPACE).withName(name).build());
-        p.setSpec(new ProxySpec(ProxySpec.Mode.External, null, null, Map.of("team", "egress-it"), 2, null, null,
+        p.setSpec(new ProxySpec(ProxySpec.Mode.External, null, null, attributes, 2, null, null,
                 null, null, new Endpoint(squid.host(), squid.port(), null), CHECK));
         kube.resource(p).create();
     }
