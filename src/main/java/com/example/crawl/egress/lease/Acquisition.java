@@ -39,8 +39,11 @@ public sealed interface Acquisition {
      * @param expiresAt when it ends unless another lease renews it, on the wall clock
      * @param moved     whether it was on another proxy, which could not be lent, before this lease;
      *                  false for a session's first lease
+     * @param placed    whether this lease put the session on its proxy (its first lease, or a move)
+     *                  rather than renewed it there: what its later leases rely on, which a
+     *                  replicated service makes durable before it answers
      */
-    record Session(String id, Instant expiresAt, boolean moved) {
+    record Session(String id, Instant expiresAt, boolean moved, boolean placed) {
         public Session {
             Objects.requireNonNull(id, "id");
             Objects.requireNonNull(expiresAt, "expiresAt");

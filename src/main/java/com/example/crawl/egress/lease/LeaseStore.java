@@ -227,7 +227,7 @@ public final class LeaseStore implements LeaseService, AutoCloseable {
                 Acquisition.Reason why = c == null ? Acquisition.Reason.GONE
                         : refusal(c, held.active(kept, now), target, scan, site, now);
                 if (why == null) {
-                    return grant(c, site, ask, now, false);
+                    return grant(c, site, ask, now, false, false);
                 }
                 if (ask.session().get().strict()) {
                     boolean bySite = why == Acquisition.Reason.AT_SITE_LIMIT || why == Acquisition.Reason.PACED;
@@ -282,7 +282,7 @@ public final class LeaseStore implements LeaseService, AutoCloseable {
                         notDiverse, refusedBy == null ? SitePolicy.DEFAULTS : refusedBy,
                         soonestFree(candidates, selector, scan, now));
             }
-            return grant(best, bestSite, ask, now, moved);
+            return grant(best, bestSite, ask, now, moved, true);
         } finally {
             lock.unlock();
         }
@@ -320,7 +320,8 @@ public final class LeaseStore implements LeaseService, AutoCloseable {
     }
 
     /** Under the lock: lends {@code proxy} for the ask's target (of {@code site}), in its session if it names one. */
-    private Acquisition.Granted grant(Candidate proxy, SiteLimits.Site site, LeaseAsk ask, long now, boolean moved) {
+    private Acquisition.Granted grant(Candidate proxy, SiteLimits.Site site, LeaseAsk ask, long now, boolean moved,
+            boolean placed) {
         Optional<String> target = ask.target();
         Instant wall = clock.instant();
         Instant expiresAt = wall.plus(ask.ttl());
@@ -332,7 +333,7 @@ public final class LeaseStore implements LeaseService, AutoCloseable {
         }
         Optional<Acquisition.Session> session = ask.session().map(s -> {
             sessions.lent(s.id(), proxy.key(), now + s.ttl().toNanos());
-            return new Acquisition.Session(s.id(), wall.plus(s.ttl()), moved);
+            return new Acquisition.Session(s.id(), wall.plus(s.ttl()), moved, placed);
         });
         version++;
         return new Acquisition.Granted(new Lease(id, proxy.namespace(), proxy.name(), target, expiresAt), proxy, session);

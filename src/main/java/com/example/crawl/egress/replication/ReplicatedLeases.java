@@ -308,7 +308,19 @@ public final class ReplicatedLeases implements LeaseService, AutoCloseable {
     @Override
     public Acquisition acquire(Collection<Candidate> candidates, Function<String, Candidate> byKey, LeaseAsk ask) {
         serving();
-        return store.acquire(candidates, byKey, ask);
+        Acquisition outcome = store.acquire(candidates, byKey, ask);
+        // A lease that places a sticky session on a proxy (its first, or a move) waits for the write,
+        // as a report does: a strict session's later leases rely on the placing, and a successor that
+        // never heard of it would lend its best proxy in silence instead of the session's.
+        if (outcome instanceof Acquisition.Granted g && g.session().filter(Acquisition.Session::placed).isPresent()) {
+            try {
+                awaitDurable(store.version(), "the session's lease");
+            } catch (Unavailable e) {
+                store.release(g.lease().id()); // never told to the client: give its capacity back
+                throw e;
+            }
+        }
+        return outcome;
     }
 
     @Override
@@ -323,7 +335,7 @@ public final class ReplicatedLeases implements LeaseService, AutoCloseable {
         serving();
         LeaseStore.Reported outcome = store.report(id, result, target, retryAfter);
         if (outcome == LeaseStore.Reported.ACCEPTED && result != ReportResult.OK) {
-            awaitDurable(store.version());
+            awaitDurable(store.version(), "the report");
         }
         return outcome;
     }
@@ -358,8 +370,12 @@ public final class ReplicatedLeases implements LeaseService, AutoCloseable {
         }
     }
 
-    /** Waits until a write holds store version {@code version}; {@link Unavailable} after the deadline. */
-    private void awaitDurable(long version) {
+    /**
+     * Waits until a write holds store version {@code version}; {@link Unavailable} after the deadline.
+     *
+     * @param what what waits, for the answer: "the report", "the session's lease"
+     */
+    private void awaitDurable(long version, String what) {
         long left = timing.reportDeadline().toNanos();
         lock.lock();
         try {
@@ -367,7 +383,7 @@ public final class ReplicatedLeases implements LeaseService, AutoCloseable {
             try {
                 while (committed < version) {
                     if (role != Role.SERVING && role != Role.HANDING_OVER || left <= 0) {
-                        throw new Unavailable("the report could not be stored yet; it was not taken, retry", RETRY_AFTER);
+                        throw new Unavailable(what + " could not be stored yet; it was not taken, retry", RETRY_AFTER);
                     }
                     left = committedChanged.awaitNanos(left);
                 }
@@ -376,7 +392,7 @@ public final class ReplicatedLeases implements LeaseService, AutoCloseable {
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new Unavailable("interrupted while storing the report; retry", RETRY_AFTER);
+            throw new Unavailable("interrupted while storing " + what + "; retry", RETRY_AFTER);
         } finally {
             lock.unlock();
         }

@@ -89,7 +89,7 @@ class LeaseStoreSessionsTest {
         Granted again = granted(Optional.empty(), "s1", false);
 
         assertEquals("b", again.lease().name(), "a is free and faster, but the session is on b");
-        assertEquals(new Acquisition.Session("s1", START.plus(SESSION_TTL), false), again.session().orElseThrow());
+        assertEquals(new Acquisition.Session("s1", START.plus(SESSION_TTL), false, false), again.session().orElseThrow());
         assertEquals("a", assertInstanceOf(Granted.class, store.acquire(fleet, Map.of(), Optional.empty(), TTL))
                 .lease().name(), "outside the session the scan picks the best");
         store.release(first.id());
@@ -351,5 +351,16 @@ class LeaseStoreSessionsTest {
         assertEquals("b", assertInstanceOf(Granted.class, kept).lease().name(), "b found by its key alone");
         assertEquals(Reason.GONE, assertInstanceOf(SessionUnavailable.class, gone).reason(),
                 "what the index does not hold is gone, whatever the list says");
+    }
+
+    @Test
+    void shouldSayWhichLeasesPlacedTheSessionOnItsProxy() {
+        Acquisition.Session first = granted(Optional.empty(), "s1", false).session().orElseThrow();
+        Acquisition.Session stayed = granted(Optional.empty(), "s1", false).session().orElseThrow();
+        Acquisition.Session moved = granted(Optional.empty(), "s1", false).session().orElseThrow(); // a is full
+
+        assertEquals(List.of(true, false, true), List.of(first.placed(), stayed.placed(), moved.placed()),
+                "a first lease and a move place it; a lease on the same proxy only renews it");
+        assertEquals(List.of(false, false, true), List.of(first.moved(), stayed.moved(), moved.moved()));
     }
 }

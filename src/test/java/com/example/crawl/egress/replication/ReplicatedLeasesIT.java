@@ -12,7 +12,9 @@ import com.example.crawl.egress.config.OperatorConfig;
 import com.example.crawl.egress.lease.Acquisition;
 import com.example.crawl.egress.lease.BanListener;
 import com.example.crawl.egress.lease.Candidate;
+import com.example.crawl.egress.lease.Diversity;
 import com.example.crawl.egress.lease.Lease;
+import com.example.crawl.egress.lease.LeaseAsk;
 import com.example.crawl.egress.lease.LeaseIds;
 import com.example.crawl.egress.lease.LeaseService;
 import com.example.crawl.egress.lease.LeaseService.Placement;
@@ -237,6 +239,33 @@ class ReplicatedLeasesIT {
                 .map(LeaseState.Suspect::proxyKey).toList(), "the suspect stays one on the new leader");
         assertEquals(1, assertInstanceOf(Acquisition.NoMatch.class,
                 b.leases.acquire(List.of(A), Map.of(), Optional.empty(), TTL)).unhealthy());
+    }
+
+    @Test
+    void shouldAnswerASessionsPlacingLeaseOnlyOnceTheSecretHoldsItSoAStrictSessionSurvivesACrash() {
+        Replica a = new Replica("a").leading();
+        Replica b = new Replica("b");
+        Candidate other = new Candidate("crawl", "b", Map.of(), true, 20L, 2);
+        Candidate sickA = new Candidate("crawl", "a", Map.of(), false, 10L, 2);
+        cluster.failNext(2, "PUT", STATE_PATH, 500);
+
+        Acquisition.Granted placed = assertInstanceOf(Acquisition.Granted.class,
+                a.leases.acquire(List.of(sickA, other), session("cart-1", false)));
+        assertEquals("b", placed.lease().name(), "a is unhealthy: the session is placed on b");
+        assertTrue(state().sessions().stream().anyMatch(s -> s.id().equals("cart-1") && s.proxyKey().equals("crawl/b")),
+                "in the Secret when answered, after two refused writes: " + state().sessions());
+        MockCluster.await(WAIT, () -> b.leases.placement().equals(new Placement.Leader(URI.create("http://a.invalid:8090"))));
+        a.vanish();
+
+        b.leading();
+        Acquisition again = b.leases.acquire(List.of(A, other), session("cart-1", true));
+        assertEquals("b", assertInstanceOf(Acquisition.Granted.class, again).lease().name(),
+                "the strict session is still on b on the new leader, though a is healthy again and better");
+    }
+
+    private static LeaseAsk session(String id, boolean strict) {
+        return new LeaseAsk(Map.of(), Optional.empty(), TTL, Diversity.NONE,
+                Optional.of(new LeaseAsk.Session(id, Duration.ofMinutes(10), strict)));
     }
 
     @Test
