@@ -12,7 +12,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -106,6 +105,8 @@ public final class LeaseStore implements LeaseService, AutoCloseable {
      * the end of its report window on the monotonic clock, when it is forgotten.
      */
     private final Map<String, Long> takenOver = new HashMap<>(); // guarded by lock
+    /** The parts above as a {@link LeaseState}, and back. */
+    private final StateForm form; // guarded by lock
     private long term; // guarded by lock
     private long version; // guarded by lock
     private ScheduledExecutorService sweeper; // guarded by lock
@@ -159,6 +160,7 @@ public final class LeaseStore implements LeaseService, AutoCloseable {
         this.cooldowns = new Cooldowns();
         this.suspicions = new Suspicions(limits.failureThreshold(), limits.failureWindow().toNanos());
         this.sessions = new Sessions(limits.sessions().max());
+        this.form = new StateForm(held, cooldowns, suspicions, sites, sessions, keptBans, takenOver);
     }
 
     @Override
@@ -305,12 +307,7 @@ public final class LeaseStore implements LeaseService, AutoCloseable {
         if (cooldowns.cooling(c.identity(), c.formerIdentity(), target, now)) {
             return Acquisition.Reason.IN_COOLDOWN;
         }
-        return switch (site == null ? SiteLimits.Refusal.NONE : scan.refusal(c, site)) {
-            case NONE -> null;
-            case AT_LIMIT -> Acquisition.Reason.AT_SITE_LIMIT;
-            case PACED -> Acquisition.Reason.PACED;
-            case NOT_DIVERSE -> Acquisition.Reason.NOT_DIVERSE;
-        };
+        return site == null ? null : scan.refusal(c, site);
     }
 
     /** Under the lock: the candidate of {@code key} that matches {@code selector}, or null. */
@@ -473,7 +470,7 @@ public final class LeaseStore implements LeaseService, AutoCloseable {
         }
         Instant expiresAt = claims.get().expiresAt();
         Held adopted = new Held(digest, claims.get().proxyKey(), claims.get().identity(), claims.get().target(), expiresAt,
-                now + Duration.between(clock.instant(), expiresAt).toNanos(),
+                now + StateForm.nanosUntil(clock.instant(), expiresAt),
                 sites.siteOf(claims.get().proxyKey(), claims.get().target()));
         if (!adopted.reportable(now, limits.cooldownWindow().toNanos())) {
             return null;
@@ -704,42 +701,10 @@ public final class LeaseStore implements LeaseService, AutoCloseable {
     public Snapshot snapshot() {
         lock.lock();
         try {
-            long now = nanoTime.nanoTime();
-            Instant wall = clock.instant();
-            List<LeaseState.HeldLease> leases = new ArrayList<>(held.size());
-            for (Held h : held.all()) {
-                leases.add(new LeaseState.HeldLease(h.digest(), h.proxyKey(), h.identity(), h.target(),
-                        wall.plusNanos(h.endsAt() - now)));
-            }
-            List<LeaseState.Released> released = new ArrayList<>();
-            takenOver.forEach((digest, until) -> {
-                if (held.get(digest) == null) {
-                    released.add(new LeaseState.Released(digest, wall.plusNanos(until - now)));
-                }
-            });
-            List<LeaseState.CooldownEnd> cooling = new ArrayList<>(cooldowns.size());
-            cooldowns.forEach((proxy, target, c) -> cooling.add(new LeaseState.CooldownEnd(proxy, target,
-                    wall.plusNanos(c.end() - now), Duration.ofNanos(c.length()), c.kind())));
-            List<LeaseState.Suspect> suspects = new ArrayList<>();
-            suspicions.forEachSuspect((proxy, since) -> suspects.add(new LeaseState.Suspect(proxy,
-                    wall.plusNanos(since - now))));
-            List<LeaseState.SessionEnd> sticky = new ArrayList<>(sessions.size());
-            sessions.forEach((id, proxy, endsAt) -> {
-                if (now - endsAt < 0) {
-                    sticky.add(new LeaseState.SessionEnd(id, proxy, wall.plusNanos(endsAt - now)));
-                }
-            });
-            return new Snapshot(version, new LeaseState(term, leases, cooling, times(keptBans::forEach, wall, now),
-                    released, suspects, times(sites::forEachLent, wall, now), sticky));
+            return new Snapshot(version, form.of(term, clock.instant(), nanoTime.nanoTime()));
         } finally {
             lock.unlock();
         }
-    }
-
-    private static List<LeaseState.TargetTime> times(Consumer<TargetTimes.Visitor> source, Instant wall, long now) {
-        List<LeaseState.TargetTime> out = new ArrayList<>();
-        source.accept((proxy, target, time) -> out.add(new LeaseState.TargetTime(proxy, target, wall.plusNanos(time - now))));
-        return out;
     }
 
     /**
@@ -769,19 +734,13 @@ public final class LeaseStore implements LeaseService, AutoCloseable {
         List<String> asked = new ArrayList<>();
         lock.lock();
         try {
-            load(state);
-            this.term = term;
-            this.ids = ids;
-            takenOver.clear();
-            long window = limits.cooldownWindow().toNanos();
-            for (Held h : held.all()) {
-                takenOver.put(h.digest(), h.endsAt() + window);
-            }
             long now = nanoTime.nanoTime();
             Instant wall = clock.instant();
-            for (LeaseState.Released r : state.released()) {
-                takenOver.put(r.digest(), now + nanosUntil(wall, r.until()));
-            }
+            form.load(state, wall, now);
+            version++;
+            this.term = term;
+            this.ids = ids;
+            form.takenOver(state, limits.cooldownWindow().toNanos(), wall, now);
             keptBans.forEach((proxy, target, at) -> told.add(new Ban(proxy, target, at)));
             suspicions.forEachSuspect((proxy, since) -> asked.add(proxy));
         } finally {
@@ -795,49 +754,12 @@ public final class LeaseStore implements LeaseService, AutoCloseable {
     public void mirror(LeaseState state) {
         lock.lock();
         try {
-            load(state);
+            form.load(state, clock.instant(), nanoTime.nanoTime());
+            version++;
             term = state.term();
         } finally {
             lock.unlock();
         }
-    }
-
-    /** Replaces what is held by {@code state}'s, its wall-clock times put on this monotonic clock. */
-    private void load(LeaseState state) {
-        long now = nanoTime.nanoTime();
-        Instant wall = clock.instant();
-        held.clear();
-        cooldowns.clear();
-        keptBans.clear();
-        suspicions.clear();
-        sites.clear();
-        sessions.clear();
-        for (LeaseState.HeldLease l : state.leases()) {
-            held.add(new Held(l.digest(), l.proxyKey(), l.identity(), l.target(), l.expiresAt(),
-                    now + nanosUntil(wall, l.expiresAt()),
-                    sites.siteOf(l.proxyKey(), l.target())));
-        }
-        for (LeaseState.TargetTime p : state.lent()) {
-            sites.loadLent(p.proxyKey(), p.target(), now + nanosUntil(wall, p.time()));
-        }
-        for (LeaseState.CooldownEnd c : state.cooldowns()) {
-            cooldowns.load(c.proxyKey(), c.target(), new Cooldown(now + nanosUntil(wall, c.time()), c.length().toNanos(),
-                    c.kind()));
-        }
-        for (LeaseState.Suspect s : state.suspects()) {
-            suspicions.suspect(s.proxyKey(), now + nanosUntil(wall, s.since()));
-        }
-        for (LeaseState.TargetTime b : state.bans()) {
-            keptBans.put(b.proxyKey(), b.target(), now + nanosUntil(wall, b.time()));
-        }
-        for (LeaseState.SessionEnd s : state.sessions()) { // least recently lent first, as they were held
-            sessions.lent(s.id(), s.proxyKey(), now + nanosUntil(wall, s.expiresAt()));
-        }
-        version++;
-    }
-
-    private static long nanosUntil(Instant from, Instant to) {
-        return Duration.between(from, to).toNanos();
     }
 
     /**
@@ -856,7 +778,7 @@ public final class LeaseStore implements LeaseService, AutoCloseable {
     public boolean dropOldest() {
         lock.lock();
         try {
-            boolean dropped = sessions.dropOldest() || keptBans.dropOldest() || cooldowns.dropOldest();
+            boolean dropped = form.dropOldest();
             version += dropped ? 1 : 0;
             return dropped;
         } finally {

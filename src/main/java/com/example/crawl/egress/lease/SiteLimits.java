@@ -30,8 +30,6 @@ final class SiteLimits {
      */
     record Site(SitePolicy policy, String key, boolean full, long fullUntil, Map<String, Long> taken) { }
 
-    /** Why a proxy with room and no cooldown is not lent for a site, if it is not. */
-    enum Refusal { NONE, AT_LIMIT, PACED, NOT_DIVERSE }
 
     private final SitePolicies policies;
     private final HeldLeases held;
@@ -101,16 +99,16 @@ final class SiteLimits {
             return former == null ? at : later(at, site.taken().getOrDefault(former, now));
         }
 
-        /** Whether {@code c} may be lent for {@code site} at {@code now}, and if not, why. */
-        Refusal refusal(Candidate c, Site site) {
+        /** Why {@code c} may not be lent for {@code site} now: a site limit, pacing or diversity; null when it may. */
+        Acquisition.Reason refusal(Candidate c, Site site) {
             if (site.full() || held.activeFrom(c.identity(), c.formerIdentity(), site.key(), now)
                     >= site.policy().maxLeasesPerProxy()) {
-                return Refusal.AT_LIMIT;
+                return Acquisition.Reason.AT_SITE_LIMIT;
             }
             if (now - pacedUntil(c, site, now) < 0) {
-                return Refusal.PACED;
+                return Acquisition.Reason.PACED;
             }
-            return now - diverseAt(c, site) < 0 ? Refusal.NOT_DIVERSE : Refusal.NONE;
+            return now - diverseAt(c, site) < 0 ? Acquisition.Reason.NOT_DIVERSE : null;
         }
 
         /**
