@@ -11,6 +11,9 @@ package com.example.crawl.egress.health;
 @FunctionalInterface
 public interface EgressEcho {
 
+    /** Fetches nothing: for an engine whose configuration names no echo, so that it is never asked. */
+    EgressEcho NONE = target -> new EchoResult.Failed("no egress echo is wired into this engine");
+
     /** Fetches {@code target}'s URL, the echo, through its proxy over a fresh connection. */
     EchoResult fetch(ProbeTarget target);
 }

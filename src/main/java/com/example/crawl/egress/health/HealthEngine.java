@@ -112,13 +112,6 @@ public final class HealthEngine implements HealthSource, AutoCloseable {
         this(proxies, credentials, prober, echo, listener, config, recorder, tracer, Seams.system());
     }
 
-    /** An engine that learns no egress address: {@code config.echo()} must be empty. */
-    public HealthEngine(Supplier<? extends Collection<Proxy>> proxies,
-            Function<Proxy, Optional<ProxyCredentials>> credentials, Prober prober, Consumer<ProxyKey> listener,
-            OperatorConfig.Probes config, ProbeRecorder recorder, Tracer tracer) {
-        this(proxies, credentials, prober, noEcho(config), listener, config, recorder, tracer, Seams.system());
-    }
-
     HealthEngine(Supplier<? extends Collection<Proxy>> proxies,
             Function<Proxy, Optional<ProxyCredentials>> credentials, Prober prober, EgressEcho echo,
             Consumer<ProxyKey> listener, OperatorConfig.Probes config, ProbeRecorder recorder, Tracer tracer,
@@ -136,14 +129,6 @@ public final class HealthEngine implements HealthSource, AutoCloseable {
                 seams.random(), config.maxConcurrent());
     }
 
-    private static EgressEcho noEcho(OperatorConfig.Probes config) {
-        if (config.echo().isPresent()) {
-            throw new IllegalArgumentException("an egress echo URL is configured, but no EgressEcho to fetch it");
-        }
-        return target -> {
-            throw new IllegalStateException("no egress echo is configured");
-        };
-    }
 
     /** The verdict last reported for {@code key}. Never blocks. */
     @Override

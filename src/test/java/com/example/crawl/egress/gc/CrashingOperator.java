@@ -5,6 +5,7 @@ import com.example.crawl.egress.cache.ProxyKey;
 import com.example.crawl.egress.config.OperatorConfig;
 import com.example.crawl.egress.config.ProviderConfig;
 import com.example.crawl.egress.health.ConnectProber;
+import com.example.crawl.egress.health.EgressEcho;
 import com.example.crawl.egress.health.HealthEngine;
 import com.example.crawl.egress.health.ProbeRecorder;
 import com.example.crawl.egress.log.LogFormat;
@@ -76,7 +77,7 @@ public final class CrashingOperator {
         WorkQueue<ProxyKey> queue = new WorkQueue<>(RateLimiter.defaultControllerLimiter(System::nanoTime),
                 System::nanoTime);
         HealthEngine engine = new HealthEngine(informers::proxies, informers::credentials, new ConnectProber(),
-                queue::add, new OperatorConfig.Probes(URI.create("http://unused.invalid/"), 100, Duration.ofMinutes(1),
+                EgressEcho.NONE, queue::add, new OperatorConfig.Probes(URI.create("http://unused.invalid/"), 100, Duration.ofMinutes(1),
                         false), ProbeRecorder.NONE, NOOP);
         OperatorConfig.Reconcile intervals = new OperatorConfig.Reconcile(2, Duration.ofMillis(200),
                 Duration.ofMillis(200), Duration.ofSeconds(1), Duration.ofSeconds(30), Duration.ofMillis(100));

@@ -85,7 +85,7 @@ public final class HealthEngineBenchmark {
         OperatorConfig.Probes config = new OperatorConfig.Probes(URI.create("http://probe.invalid/generate_204"),
                 1000, Duration.ofSeconds(60), false); // the flags' defaults
         try (ConnectProber prober = new ConnectProber();
-                HealthEngine engine = new HealthEngine(() -> fleet, p -> Optional.empty(), prober, k -> reports.increment(),
+                HealthEngine engine = new HealthEngine(() -> fleet, p -> Optional.empty(), prober, EgressEcho.NONE, k -> reports.increment(),
                         config, recorder, TracerProvider.noop().get("benchmark"))) {
             engine.start();
             Thread.sleep(Duration.ofSeconds(warmup)); // the warm-up is part of the measurement design, not a wait

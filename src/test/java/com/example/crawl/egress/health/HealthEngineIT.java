@@ -58,7 +58,7 @@ class HealthEngineIT {
         List<ProxyKey> reported = new CopyOnWriteArrayList<>();
 
         Duration window = Duration.ofSeconds(8);
-        try (HealthEngine engine = new HealthEngine(() -> fleet, p -> Optional.empty(), prober, reported::add,
+        try (HealthEngine engine = new HealthEngine(() -> fleet, p -> Optional.empty(), prober, EgressEcho.NONE, reported::add,
                 new OperatorConfig.Probes(PROBE_URL, DEFAULT_MAX_CONCURRENT, Duration.ofSeconds(60), false), recorder,
                 TracerProvider.noop().get("test"))) {
             engine.start();

@@ -164,7 +164,7 @@ public final class MetricsOverheadBenchmark {
                 recorder.forgotten(key);
             }
         };
-        try (HealthEngine engine = new HealthEngine(() -> fleet, p -> Optional.empty(), prober, k -> { }, config,
+        try (HealthEngine engine = new HealthEngine(() -> fleet, p -> Optional.empty(), prober, EgressEcho.NONE, k -> { }, config,
                 counting, TracerProvider.noop().get("benchmark"))) {
             engine.start();
             Thread.sleep(Duration.ofSeconds(warmup)); // part of the measurement design, not a wait for a condition

@@ -17,6 +17,7 @@ import com.example.crawl.egress.api.ProxySpec;
 import com.example.crawl.egress.config.OperatorConfig;
 import com.example.crawl.egress.config.ProviderConfig;
 import com.example.crawl.egress.health.ConnectProber;
+import com.example.crawl.egress.health.EgressEcho;
 import com.example.crawl.egress.health.HealthEngine;
 import com.example.crawl.egress.health.ProbeRecorder;
 import com.example.crawl.egress.health.TargetServer;
@@ -85,7 +86,7 @@ class CredentialsEndToEndIT {
         client = cluster.client();
         watch = new ProxyWatch(client, NS, WAIT);
         loop = new ControlLoop(client, provider, FAST, (informers, queue) -> engine = new HealthEngine(
-                informers::proxies, informers::credentials, prober, queue,
+                informers::proxies, informers::credentials, prober, EgressEcho.NONE, queue,
                 new OperatorConfig.Probes(URI.create("http://unused.invalid/"), 1000, Duration.ofSeconds(60), false),
                 ProbeRecorder.NONE, TracerProvider.noop().get("test")));
         loop.start();

@@ -17,6 +17,7 @@ import com.example.crawl.egress.api.Reason;
 import com.example.crawl.egress.cache.ProxyKey;
 import com.example.crawl.egress.config.OperatorConfig;
 import com.example.crawl.egress.health.ConnectProber;
+import com.example.crawl.egress.health.EgressEcho;
 import com.example.crawl.egress.health.HealthEngine;
 import com.example.crawl.egress.health.ProbeRecorder;
 import com.example.crawl.egress.health.ProbeResult;
@@ -74,7 +75,7 @@ class HealthEndToEndIT {
         client = cluster.client();
         watch = new ProxyWatch(client, NS, WAIT);
         loop = new ControlLoop(client, provider, FAST, (informers, queue) -> engine = new HealthEngine(
-                informers::proxies, informers::credentials, prober, queue,
+                informers::proxies, informers::credentials, prober, EgressEcho.NONE, queue,
                 new OperatorConfig.Probes(URI.create("http://unused.invalid/"), 1000, Duration.ofSeconds(60), false),
                 new Counting(), TracerProvider.noop().get("test")));
         loop.start();

@@ -16,6 +16,7 @@ import com.example.crawl.egress.config.OperatorConfig;
 import com.example.crawl.egress.discovery.DiscoveryServer;
 import com.example.crawl.egress.gc.OrphanSweeper;
 import com.example.crawl.egress.health.ConnectProber;
+import com.example.crawl.egress.health.EgressEcho;
 import com.example.crawl.egress.health.HealthEngine;
 import com.example.crawl.egress.health.LoopbackProxies;
 import com.example.crawl.egress.lease.LeaseStore;
@@ -106,7 +107,7 @@ class MetricsEndToEndIT {
         proxies = up(LoopbackProxies.answering(0));
         ConnectProber prober = up(new ConnectProber());
         ControlLoop loop = new ControlLoop(client, provider, FAST, (informers, queue) -> engine = new HealthEngine(
-                informers::proxies, informers::credentials, prober, queue,
+                informers::proxies, informers::credentials, prober, EgressEcho.NONE, queue,
                 new OperatorConfig.Probes(URI.create("http://unused.invalid/"), 1000, Duration.ofSeconds(60), false),
                 metrics.probes(), TracerProvider.noop().get("test")), metrics);
         up(loop);
