@@ -20,6 +20,7 @@ import com.example.crawl.egress.lease.ProbeRequests;
 import com.example.crawl.egress.lease.SitePolicy;
 import com.example.crawl.egress.log.LogFormat;
 import com.example.crawl.egress.log.LogSetup;
+import com.example.crawl.egress.proxy.MockCluster;
 import com.example.crawl.egress.targetpolicy.TargetPolicies;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -45,7 +46,6 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.IntConsumer;
-import java.util.function.Supplier;
 import org.slf4j.event.Level;
 
 /**
@@ -260,7 +260,7 @@ public final class SiteLeasingBenchmark {
             long t2 = System.nanoTime();
             parallel(policies, i -> client.resource(policy(i)).create());
             long t3 = System.nanoTime();
-            await(() -> informers.proxies().stream().filter(p -> p.getStatus() != null
+            MockCluster.await(SYNC, () -> informers.proxies().stream().filter(p -> p.getStatus() != null
                     && p.getStatus().egressIP() != null).count() == proxies
                     && policyInformer.policies().size() == policies
                     && (policies == 0 || !sitePolicies.find(NS, "site-" + (policies - 1) + ".example").name()
@@ -373,16 +373,6 @@ public final class SiteLeasingBenchmark {
             for (Future<?> f : workers) {
                 f.get();
             }
-        }
-    }
-
-    private static void await(Supplier<Boolean> done) throws InterruptedException {
-        long end = System.nanoTime() + SYNC.toNanos();
-        while (!done.get()) {
-            if (System.nanoTime() > end) {
-                throw new IllegalStateException("the caches did not catch up within " + SYNC);
-            }
-            Thread.sleep(100);
         }
     }
 
