@@ -5,11 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import com.example.crawl.egress.ItRequirements;
 import com.example.crawl.egress.discovery.SlowClient;
 import com.example.crawl.egress.discovery.SlowClient.Closed;
 import com.example.crawl.egress.discovery.SlowClient.Kind;
-import com.example.crawl.egress.provider.local.LocalProvider;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.file.Files;
@@ -64,7 +62,7 @@ class DiscoveryLimitsIT {
 
     @BeforeAll
     static void startOperator() throws IOException {
-        ItRequirements.require("squid", LocalProvider.findSquid("squid").isPresent(), "apt-get install squid");
+        LocalOperator.requireSquid();
         Files.setPosixFilePermissions(tmp, PosixFilePermissions.fromString("rwxr-xr-x"));
         op = LocalOperator.start(tmp.resolve("state"), freePort(), freePort(),
                 "--discovery-request-timeout=" + DEADLINE.toSeconds() + "s",

@@ -7,7 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.example.crawl.egress.ItRequirements;
-import com.example.crawl.egress.provider.local.LocalProvider;
 import io.fabric8.kubernetes.client.Config;
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -55,7 +54,7 @@ class LocalKubectlIT {
 
     @BeforeAll
     static void startLocalMode() throws Exception {
-        ItRequirements.require("squid", LocalProvider.findSquid("squid").isPresent(), "apt-get install squid");
+        LocalOperator.requireSquid();
         ItRequirements.require("kubectl", Files.isExecutable(KUBECTL),
                 "install kubectl 1.32 at /usr/bin/kubectl from https://kubernetes.io/docs/tasks/tools/");
         op = LocalOperator.start(tmp.resolve("state"), freePort(), freePort());

@@ -11,7 +11,6 @@ import com.example.crawl.egress.ItRequirements;
 import com.example.crawl.egress.api.Phase;
 import com.example.crawl.egress.api.Proxy;
 import com.example.crawl.egress.lab.Netns;
-import com.example.crawl.egress.provider.local.LocalProvider;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
@@ -46,7 +45,7 @@ class LocalModeIT {
 
     @BeforeEach
     void requireSquid() {
-        ItRequirements.require("squid", LocalProvider.findSquid("squid").isPresent(), "apt-get install squid");
+        LocalOperator.requireSquid();
     }
 
     @Test

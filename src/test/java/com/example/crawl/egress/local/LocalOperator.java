@@ -1,6 +1,8 @@
 package com.example.crawl.egress.local;
 
+import com.example.crawl.egress.ItRequirements;
 import com.example.crawl.egress.lab.Netns;
+import com.example.crawl.egress.provider.local.LocalProvider;
 import java.io.IOException;
 import java.net.BindException;
 import java.net.InetAddress;
@@ -81,6 +83,11 @@ final class LocalOperator implements AutoCloseable {
         pb.environment().remove("JAVA_TOOL_OPTIONS");
         pb.environment().remove("DISCOVERY_TOKEN");
         return new LocalOperator(stateDir, output, discoveryPort, healthPort, pb.start());
+    }
+
+    /** Skips the calling IT (fails it under {@code EGRESS_IT_REQUIRED}) without a Squid binary to run. */
+    static void requireSquid() {
+        ItRequirements.require("squid", LocalProvider.findSquid("squid").isPresent(), "apt-get install squid");
     }
 
     /**

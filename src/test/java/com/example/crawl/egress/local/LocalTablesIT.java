@@ -4,8 +4,6 @@ import static com.example.crawl.egress.local.LocalOperator.freePort;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import com.example.crawl.egress.ItRequirements;
-import com.example.crawl.egress.provider.local.LocalProvider;
 import io.fabric8.kubernetes.client.Config;
 import java.io.IOException;
 import java.net.URI;
@@ -52,7 +50,7 @@ class LocalTablesIT {
 
     @BeforeAll
     static void startLocalMode() throws Exception {
-        ItRequirements.require("squid", LocalProvider.findSquid("squid").isPresent(), "apt-get install squid");
+        LocalOperator.requireSquid();
         op = LocalOperator.start(tmp.resolve("state"), freePort(), freePort());
         kubeconfig = Path.of(op.banner("kubeconfig"));
         Config config = Config.fromKubeconfig(Files.readString(kubeconfig));

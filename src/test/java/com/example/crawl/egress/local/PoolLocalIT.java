@@ -7,7 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import com.example.crawl.egress.ItRequirements;
 import com.example.crawl.egress.api.Condition;
 import com.example.crawl.egress.api.Conditions;
 import com.example.crawl.egress.api.HealthCheck;
@@ -19,7 +18,6 @@ import com.example.crawl.egress.api.ProxyPoolStatus;
 import com.example.crawl.egress.api.ProxySpec;
 import com.example.crawl.egress.api.ProxyTemplate;
 import com.example.crawl.egress.api.Rotation;
-import com.example.crawl.egress.provider.local.LocalProvider;
 import io.fabric8.kubernetes.api.model.IntOrString;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -61,7 +59,7 @@ class PoolLocalIT {
 
     @BeforeAll
     static void start() throws IOException {
-        ItRequirements.require("squid", LocalProvider.findSquid("squid").isPresent(), "apt-get install squid");
+        LocalOperator.requireSquid();
         op = LocalOperator.start(tmp.resolve("state"), freePort(), freePort());
         kube = LocalModeIT.kubeClient(op);
     }

@@ -4,8 +4,6 @@ import static com.example.crawl.egress.local.LocalOperator.freePort;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import com.example.crawl.egress.ItRequirements;
-import com.example.crawl.egress.provider.local.LocalProvider;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -32,7 +30,7 @@ class ReportOutcomesIT {
 
     @BeforeEach
     void requireSquid() {
-        ItRequirements.require("squid", LocalProvider.findSquid("squid").isPresent(), "apt-get install squid");
+        LocalOperator.requireSquid();
     }
 
     @Test

@@ -4,12 +4,10 @@ import static com.example.crawl.egress.local.LocalOperator.freePort;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import com.example.crawl.egress.ItRequirements;
 import com.example.crawl.egress.api.Condition;
 import com.example.crawl.egress.api.TargetCooldowns;
 import com.example.crawl.egress.api.TargetPolicy;
 import com.example.crawl.egress.api.TargetPolicySpec;
-import com.example.crawl.egress.provider.local.LocalProvider;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.io.IOException;
@@ -36,7 +34,7 @@ class TargetPolicyIT {
 
     @BeforeEach
     void requireSquid() {
-        ItRequirements.require("squid", LocalProvider.findSquid("squid").isPresent(), "apt-get install squid");
+        LocalOperator.requireSquid();
     }
 
     @Test
