@@ -149,6 +149,7 @@ class MetricsEndToEndIT {
         String text = awaitPage(page -> page.value("proxy_operator_lease_requests_total",
                 Map.of("outcome", "released")).orElse(0.0) >= 1
                 && page.value("proxy_operator_gc_sweeps_total", Map.of("result", "completed")).orElse(0.0) >= 1
+                && page.value("proxy_operator_gc_secrets_deleted_total", Map.of("kind", "credentials")).orElse(0.0) >= 1
                 && page.value("proxy_operator_provider_target_up", Map.of("provider", "fake", "target", "backend"))
                         .orElse(0.0) == 1);
 
