@@ -130,8 +130,13 @@ final class LocalOperator implements AutoCloseable {
 
     /** A discovery API call with the bearer token; the status and the parsed body (null when empty). */
     Reply call(String method, String path, String body) throws IOException, InterruptedException {
+        return call(token(), method, path, body);
+    }
+
+    /** A discovery API call with {@code token} (a client's); the status and the parsed body (null when empty). */
+    Reply call(String token, String method, String path, String body) throws IOException, InterruptedException {
         HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + discoveryPort + path))
-                .header("Authorization", "Bearer " + token()).timeout(Duration.ofSeconds(10));
+                .header("Authorization", "Bearer " + token).timeout(Duration.ofSeconds(10));
         b.method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
         if (body != null) {
             b.header("Content-Type", "application/json");
@@ -160,6 +165,16 @@ final class LocalOperator implements AutoCloseable {
             }
         } catch (IOException | InterruptedException e) {
             throw new AssertionError(e);
+        }
+    }
+
+    /** Leases for {@code body}: the grant's answer, or empty when refused (or the call failed). */
+    Optional<JsonNode> grant(String body) {
+        try {
+            Reply r = call("POST", "/v1/leases", body);
+            return r.status() == 201 ? Optional.of(r.body()) : Optional.empty();
+        } catch (IOException | InterruptedException e) {
+            return Optional.empty();
         }
     }
 
