@@ -47,6 +47,9 @@ class LayeringTest {
     /** What the replicated lease service may use of ours: the lease store, the Event seam, the clock. */
     private static final List<String> REPLICATION_ALLOWED = List.of(BASE + ".replication.", BASE + ".lease.",
             BASE + ".runtime.EventSink", BASE + ".runtime.ObjectEvent", BASE + ".runtime.EventReason", BASE + ".clock.");
+    /** What the discovery clients may use of ours: the Event seam, the clock and the queue's token bucket. */
+    private static final List<String> CLIENT_ALLOWED = List.of(BASE + ".client.", BASE + ".runtime.EventSink",
+            BASE + ".runtime.ObjectEvent", BASE + ".runtime.EventReason", BASE + ".clock.", BASE + ".queue.TokenBucket");
     /** What pool may use of ours: the api, the lease store's ban seam, the controller runtime, the informer cache, the clock. */
     private static final List<String> POOL_ALLOWED = List.of(BASE + ".pool.", BASE + ".api.", BASE + ".lease.",
             BASE + ".runtime.", BASE + ".cache.", BASE + ".clock.");
@@ -102,6 +105,9 @@ class LayeringTest {
         assertEquals(0, check(source(BASE + ".discovery", "import " + BASE + ".lease.LeaseStore;")).size());
         assertEquals(1, check(source(BASE + ".discovery", "import " + BASE + ".replication.ReplicatedLeases;")).size());
         assertEquals(0, check(source(BASE + ".replication", "import " + BASE + ".lease.LeaseStore;")).size());
+        assertEquals(0, check(source(BASE + ".client", "import " + BASE + ".queue.TokenBucket;")).size());
+        assertEquals(1, check(source(BASE + ".client", "import " + BASE + ".lease.LeaseStore;")).size());
+        assertEquals(1, check(source(BASE + ".client", "import " + BASE + ".discovery.DiscoveryServer;")).size());
         assertEquals(0, check(source(BASE + ".replication", "import " + BASE + ".runtime.EventSink;")).size());
         assertEquals(1, check(source(BASE + ".replication", "import " + BASE + ".runtime.Workers;")).size());
         assertEquals(1, check(source(BASE + ".replication", "import " + BASE + ".discovery.DiscoveryServer;")).size());
@@ -358,6 +364,10 @@ class LayeringTest {
                 && REPLICATION_ALLOWED.stream().noneMatch(dep::startsWith)) {
             return "the replicated lease service keeps the lease store in Secrets and records Events through the "
                     + "runtime's seam: no discovery, controller, cache, provider or probe";
+        }
+        if (pkg.equals(BASE + ".client") && dep.startsWith(BASE + ".") && CLIENT_ALLOWED.stream().noneMatch(dep::startsWith)) {
+            return "the discovery clients are parsed and kept with the Event seam, the clock and the token bucket: "
+                    + "no discovery, lease store, controller, cache or provider";
         }
         if (!pkg.equals(BASE) && !pkg.equals(BASE + ".replication") && dep.startsWith(BASE + ".replication.")) {
             return "only Main wires the replicated lease service; discovery calls it through lease's LeaseService";

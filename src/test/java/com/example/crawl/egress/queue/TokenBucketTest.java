@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import com.example.crawl.egress.clock.FakeClock;
 import java.time.Duration;
+import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
 class TokenBucketTest {
@@ -20,6 +21,23 @@ class TokenBucketTest {
         assertEquals(Duration.ofMillis(100), bucket.when("a"));
         assertEquals(Duration.ofMillis(200), bucket.when("b"));
         assertEquals(Duration.ofMillis(300), bucket.when("c"));
+    }
+
+    @Test
+    void shouldTakeWithoutReservingWhenTriedAndPushNobodyBackWhenRefused() {
+        TokenBucket<Void> twoASecond = new TokenBucket<>(2, 2, clock);
+        assertEquals(Optional.empty(), twoASecond.tryTake());
+        assertEquals(Optional.empty(), twoASecond.tryTake(), "the burst");
+        assertEquals(Optional.of(Duration.ofMillis(500)), twoASecond.tryTake());
+        assertEquals(Optional.of(Duration.ofMillis(500)), twoASecond.tryTake(), "a refusal took nothing");
+        clock.advance(Duration.ofMillis(499));
+        assertEquals(Optional.of(Duration.ofMillis(1)), twoASecond.tryTake());
+        clock.advance(Duration.ofMillis(1));
+        assertEquals(Optional.empty(), twoASecond.tryTake(), "one token a half second");
+        clock.advance(Duration.ofHours(1));
+        assertEquals(Optional.empty(), twoASecond.tryTake());
+        assertEquals(Optional.empty(), twoASecond.tryTake());
+        assertEquals(Optional.of(Duration.ofMillis(500)), twoASecond.tryTake(), "an idle bucket holds its burst, no more");
     }
 
     @Test
