@@ -61,7 +61,7 @@ public final class JdkHttpServerLimits {
 
     /** Removes every property {@link #apply} sets, for tests that run {@code Main} in a shared JVM. */
     /* test */ static void clear() {
-        properties(new OperatorConfig.Discovery("", false, 1, Duration.ofSeconds(1), Duration.ofSeconds(1)))
+        properties(new OperatorConfig.Discovery("", false, 1, Duration.ofSeconds(1), Duration.ofSeconds(1), ""))
                 .keySet().forEach(System::clearProperty);
     }
 }

@@ -7,6 +7,8 @@ import com.example.crawl.egress.cache.PolicyKey;
 import com.example.crawl.egress.cache.TargetPolicyInformer;
 import com.example.crawl.egress.cache.ProxyInformers;
 import com.example.crawl.egress.cache.ProxyKey;
+import com.example.crawl.egress.client.ClientRegistry;
+import com.example.crawl.egress.client.ClientSecrets;
 import com.example.crawl.egress.clock.NanoClock;
 import com.example.crawl.egress.config.ConfigException;
 import com.example.crawl.egress.config.OperatorConfig;
@@ -47,7 +49,9 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ThreadFactory;
@@ -136,17 +140,29 @@ final class Operator {
             leases.lead(); // last: it waits until the lease state is taken over
         }, shutdown, leaderStart));
 
+        // Every replica knows every client: a follower answers lists, and the leader checks each call it is passed.
+        ClientRegistry clients = new ClientRegistry(NanoClock.system());
+        ClientSecrets clientSecrets = shutdown.register(INFORMERS, new ClientSecrets(client,
+                config.discovery().clientNamespace().isEmpty() ? electionNamespace(client, config)
+                        : config.discovery().clientNamespace(), clients, events));
+
         // Every replica: readiness, discovery (bound now, so a taken port fails fast), leases, /metrics.
         if (config.endpoints().health().isPresent()) {
             shutdown.register(LISTENERS, StartException.listening("health-address", config.endpoints().health().get(),
-                    a -> new HealthEndpoints(a, () -> ready(informers, pools, policyInformer, leases, election,
-                            proxyWorkers, poolWorkers, policyWorkers)))).start();
+                    a -> new HealthEndpoints(a, () -> clientSecrets.hasSynced() && ready(informers, pools,
+                            policyInformer, leases, election, proxyWorkers, poolWorkers, policyWorkers)))).start();
         }
         DiscoveryServer discovery = shutdown.register(LISTENERS, StartException.listening("discovery-address",
                 config.endpoints().discovery(), a -> new DiscoveryServer(a, informers::proxies, informers::credentials,
-                        leases, Optional.of(config.discovery().token()).filter(t -> !t.isEmpty()),
+                        leases, Optional.of(config.discovery().token()).filter(t -> !t.isEmpty()), clients,
                         new DiscoveryServer.Instrumentation(metrics.leases(), metrics.discoveryRequests(),
                                 telemetry.openTelemetry()))));
+        metrics.readClientLeases(() -> {
+            Map<String, Integer> active = new TreeMap<>();
+            clients.clients().forEach(c -> active.put(c.name(), 0));
+            active.putAll(leases.activeByClient());
+            return active;
+        });
         metrics.readAtScrape(new Metrics.Sources(informers::proxies, store::counts, election::isLeader,
                 config.leaderElection().id(), List.of(Metrics.Controller.proxies(queue::stats, proxyWorkerCount),
                         Metrics.Controller.pools(poolQueue::stats, POOL_WORKERS),
@@ -162,6 +178,7 @@ final class Operator {
         pools.start(poolWorkers::enqueue); // first: the members' first list enqueues their pools
         informers.start(proxyWorkers::enqueue);
         policyInformer.start(all -> sitePolicies.update(all).forEach(policyWorkers::enqueue));
+        clientSecrets.start();
         informers.awaitSynced(SYNC_TIMEOUT, client.getMasterUrl().toString());
         pools.awaitSynced(SYNC_TIMEOUT, client.getMasterUrl().toString());
         policyInformer.awaitSynced(SYNC_TIMEOUT, client.getMasterUrl().toString());

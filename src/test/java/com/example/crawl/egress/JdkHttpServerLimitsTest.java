@@ -12,7 +12,7 @@ import org.junit.jupiter.api.Test;
 class JdkHttpServerLimitsTest {
 
     private static final OperatorConfig.Discovery LIMITS = new OperatorConfig.Discovery("t", false, 600,
-            Duration.ofSeconds(2), Duration.ofSeconds(3));
+            Duration.ofSeconds(2), Duration.ofSeconds(3), "");
 
     @AfterEach
     void clear() {

@@ -47,6 +47,8 @@ final class FlagTable {
                         + "from its first byte, and the server to write the answer; whole seconds")
                 .define("discovery-idle-timeout", "30s", "how long a keep-alive connection may wait for its next "
                         + "request; whole seconds")
+                .define("discovery-client-namespace", "", "where the discovery clients' Secrets (label "
+                        + "crawl.example.com/discovery-client=true) are read (default: the operator's own namespace)")
                 .define("max-concurrent-reconciles", "3", "reconcile workers")
                 .define("provisioning-poll", "10s", "requeue interval while an instance is being created")
                 .define("deletion-poll", "5s", "requeue interval while an instance is being deleted")

@@ -213,18 +213,20 @@ public record OperatorConfig(
      * @param idleTimeout    time a keep-alive connection may wait for its next request
      */
     public record Discovery(String token, boolean allowUnauthenticated, int maxConnections, Duration requestTimeout,
-            Duration idleTimeout) {
+            Duration idleTimeout, String clientNamespace) {
         /** Never prints the token. */
         @Override
         public String toString() {
             return "Discovery[token=" + (token.isEmpty() ? "<none>" : "<redacted>")
                     + ", allowUnauthenticated=" + allowUnauthenticated + ", maxConnections=" + maxConnections
-                    + ", requestTimeout=" + requestTimeout + ", idleTimeout=" + idleTimeout + "]";
+                    + ", requestTimeout=" + requestTimeout + ", idleTimeout=" + idleTimeout
+                    + ", clientNamespace=" + clientNamespace + "]";
         }
 
         /** This config with another token. */
         Discovery withToken(String other) {
-            return new Discovery(other, allowUnauthenticated, maxConnections, requestTimeout, idleTimeout);
+            return new Discovery(other, allowUnauthenticated, maxConnections, requestTimeout, idleTimeout,
+                    clientNamespace);
         }
     }
 
@@ -491,7 +493,18 @@ public record OperatorConfig(
         }
         return new Discovery(token, open, f.integer("discovery-max-connections", 1, 1_000_000),
                 wholeSeconds(f, "discovery-request-timeout", Duration.ofHours(1), "1h"),
-                wholeSeconds(f, "discovery-idle-timeout", Duration.ofHours(1), "1h"));
+                wholeSeconds(f, "discovery-idle-timeout", Duration.ofHours(1), "1h"),
+                namespace(f, "discovery-client-namespace"));
+    }
+
+    /** A namespace flag's value: empty, or a DNS-1123 label as Kubernetes names namespaces. */
+    private static String namespace(Flags f, String flag) throws ConfigException {
+        String value = f.string(flag).strip();
+        if (!value.isEmpty() && !value.matches("[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?")) {
+            throw new ConfigException("--" + flag + " must be a namespace name (lower-case letters, digits and '-', "
+                    + "at most 63), not \"" + value + "\"");
+        }
+        return value;
     }
 
     private static Probes probes(Flags f, boolean local) throws ConfigException {

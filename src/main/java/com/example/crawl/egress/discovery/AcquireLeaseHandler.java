@@ -1,11 +1,15 @@
 package com.example.crawl.egress.discovery;
 
 import com.example.crawl.egress.api.CredentialsSecret;
+import com.example.crawl.egress.client.Client;
+import com.example.crawl.egress.client.ClientRegistry;
+import com.example.crawl.egress.client.Scope;
 import com.example.crawl.egress.api.Proxy;
 import com.example.crawl.egress.api.ProxyCredentials;
 import com.example.crawl.egress.lease.Acquisition;
 import com.example.crawl.egress.lease.Candidate;
 import com.example.crawl.egress.lease.Lease;
+import com.example.crawl.egress.lease.LeaseClient;
 import com.example.crawl.egress.lease.LeaseIds;
 import com.example.crawl.egress.lease.LeaseService;
 import com.example.crawl.egress.lease.LeaseStore;
@@ -32,6 +36,14 @@ import tools.jackson.databind.node.ObjectNode;
  * records the lease under its one lock. A proxy being deleted or a
  * retired pool member is not a candidate at all (nor counted): the catalog leaves it out.
  *
+ * <p>A client (not the admin) leases only proxies in its scope: one that may only list, or whose
+ * selector asks for an attribute value its scope rules out, gets 403 {@code forbidden} with the
+ * reason (not an empty 409: the proxies may well exist). Over its lease rate, or holding its
+ * {@code maxLeases}, it gets 429 {@code quota_exceeded} with {@code Retry-After}; holding its
+ * share while other clients wait for the same proxies, 409 {@code over_share} with
+ * {@code Retry-After}. Every grant and every refusal that reached this far is one INFO line of
+ * the audit log: client, proxy, target, and why not.
+ *
  * <p>The 201 is the one answer that carries the proxy's credentials. A proxy that demands
  * credentials the cache does not hold at that moment (its Secret was just deleted to rotate them;
  * the proxy is about to be replaced) is not lent: the lease is released again and the client gets
@@ -43,28 +55,39 @@ final class AcquireLeaseHandler implements HttpHandler {
     private final LeaseService leases;
     private final Function<Proxy, Optional<ProxyCredentials>> credentials;
     private final LeaseRecorder recorder;
+    private final ClientRegistry clients;
 
     AcquireLeaseHandler(ProxyCatalog catalog, LeaseService leases,
-            Function<Proxy, Optional<ProxyCredentials>> credentials, LeaseRecorder recorder) {
+            Function<Proxy, Optional<ProxyCredentials>> credentials, LeaseRecorder recorder, ClientRegistry clients) {
         this.catalog = catalog;
         this.leases = leases;
         this.credentials = credentials;
         this.recorder = recorder;
+        this.clients = clients;
     }
 
     @Override
     public void handle(HttpExchange exchange) throws IOException {
         AcquireRequest request = AcquireRequest.parse(RequestLimits.body(exchange), AcquireRequest.Bounds.of(leases));
+        Optional<Client> client = BearerAuth.client(exchange);
+        String caller = BearerAuth.callerName(exchange);
+        if (client.isPresent() && !admit(exchange, client.get(), request)) {
+            return;
+        }
+        Optional<Scope> scope = client.map(Client::scope);
         ProxyCatalog.Snapshot snapshot = catalog.current();
         // Filtered here, outside the store's lock, so that the lock is held only for matching proxies.
-        List<Candidate> candidates = request.selector().isEmpty() ? snapshot.candidates()
-                : snapshot.candidates().stream().filter(c -> c.matches(request.selector())).toList();
+        List<Candidate> candidates = request.selector().isEmpty() && scope.isEmpty() ? snapshot.candidates()
+                : snapshot.candidates().stream().filter(c -> c.matches(request.selector()))
+                        .filter(c -> scope.map(s -> ListProxiesHandler.covers(s, c)).orElse(true)).toList();
         // A session's proxy is found in the snapshot's index, not by a scan of every candidate.
         Acquisition outcome = leases.acquire(candidates, key -> {
             ProxyView view = snapshot.byKey().get(key);
-            return view == null ? null : view.candidate();
-        }, request.ask());
-        recorder.acquired(outcome);
+            return view == null || scope.isPresent() && !ListProxiesHandler.covers(scope.get(), view.candidate())
+                    ? null : view.candidate();
+        }, request.ask(client.map(c -> new LeaseClient(c.name(), c.weight(), c.maxLeases().orElse(0)))));
+        recorder.acquired(caller, outcome);
+        LeaseAudit.acquired(caller, request.target(), outcome);
         switch (outcome) {
             case Acquisition.Granted granted -> Responses.json(exchange, 201,
                     JsonBodies.write(granted(granted, snapshot.byKey().get(granted.proxy().key()), request)));
@@ -77,7 +100,59 @@ final class AcquireLeaseHandler implements HttpHandler {
                 Responses.json(exchange, ErrorCode.SESSION_UNAVAILABLE.status(),
                         JsonBodies.write(sessionUnavailable(refused, request, snapshot.byKey().get(refused.proxyKey()))));
             }
+            case Acquisition.OverQuota over -> {
+                retryAfter(exchange, Optional.of(over.retryAfter()));
+                Responses.json(exchange, ErrorCode.QUOTA_EXCEEDED.status(), JsonBodies.write(JsonBodies.errorObject(
+                        ErrorCode.QUOTA_EXCEEDED, "client " + over.client() + " already holds its maxLeases of "
+                                + over.maxLeases() + "; release a lease or wait for one to end")
+                        .put("quota", "maxLeases").put("active", over.active()).put("maxLeases", over.maxLeases())
+                        .put("retryAfterSeconds", Responses.seconds(over.retryAfter()))));
+            }
+            case Acquisition.OverShare over -> {
+                retryAfter(exchange, Optional.of(over.retryAfter()));
+                Responses.json(exchange, ErrorCode.OVER_SHARE.status(), JsonBodies.write(JsonBodies.errorObject(
+                        ErrorCode.OVER_SHARE, "client " + over.client() + " already holds its share of these "
+                                + "proxies (" + over.share() + ") while other clients wait for them; retry later")
+                        .put("active", over.active()).put("share", over.share())
+                        .put("retryAfterSeconds", Responses.seconds(over.retryAfter()))));
+            }
         }
+    }
+
+    /**
+     * Whether {@code client}'s request may go on to the store; if not, it was answered: 403 when the
+     * client may only list or asks for an attribute value outside its scope, 429 over its lease rate.
+     */
+    private boolean admit(HttpExchange exchange, Client client, AcquireRequest request) throws IOException {
+        if (!client.mayLease()) {
+            refuse(client, LeaseRecorder.Refusal.FORBIDDEN, request, new ApiException(ErrorCode.FORBIDDEN,
+                    "client " + client.name() + " may list proxies but not lease them"));
+        }
+        Optional<String> conflict = client.scope().conflict(request.selector());
+        if (conflict.isPresent()) {
+            String key = conflict.get();
+            refuse(client, LeaseRecorder.Refusal.FORBIDDEN, request, new ApiException(ErrorCode.FORBIDDEN,
+                    "selector " + key + "=" + JsonBodies.echo(request.selector().get(key)) + " is outside the scope of "
+                            + "client " + client.name() + ", which leases only proxies with " + key + "="
+                            + JsonBodies.echo(client.scope().selector().get(key))));
+        }
+        Optional<Duration> wait = clients.takeLease(client);
+        if (wait.isEmpty()) {
+            return true;
+        }
+        recorder.refused(client.name(), LeaseRecorder.Refusal.LEASE_RATE);
+        LeaseAudit.refused(client.name(), request.target(), ErrorCode.QUOTA_EXCEEDED);
+        retryAfter(exchange, wait);
+        Responses.json(exchange, ErrorCode.QUOTA_EXCEEDED.status(), JsonBodies.write(JsonBodies.errorObject(
+                ErrorCode.QUOTA_EXCEEDED, "client " + client.name() + " is over its leaseRate; retry later")
+                .put("quota", "leaseRate").put("retryAfterSeconds", Responses.seconds(wait.get()))));
+        return false;
+    }
+
+    private void refuse(Client client, LeaseRecorder.Refusal why, AcquireRequest request, ApiException answer) {
+        recorder.refused(client.name(), why);
+        LeaseAudit.refused(client.name(), request.target(), answer.code());
+        throw answer;
     }
 
     private static void retryAfter(HttpExchange exchange, Optional<Duration> wait) {

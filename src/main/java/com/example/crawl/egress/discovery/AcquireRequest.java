@@ -2,6 +2,7 @@ package com.example.crawl.egress.discovery;
 
 import com.example.crawl.egress.lease.Diversity;
 import com.example.crawl.egress.lease.LeaseAsk;
+import com.example.crawl.egress.lease.LeaseClient;
 import com.example.crawl.egress.lease.LeaseService;
 import java.time.Duration;
 import java.util.LinkedHashMap;
@@ -35,9 +36,14 @@ record AcquireRequest(Map<String, String> selector, Duration ttl, Optional<Strin
         selector = Map.copyOf(selector);
     }
 
-    /** What the lease service is asked. */
+    /** What the lease service is asked with the operator's own token. */
     LeaseAsk ask() {
-        return new LeaseAsk(selector, target, ttl, diversity, session);
+        return ask(Optional.empty());
+    }
+
+    /** What the lease service is asked for {@code client} (empty: the operator's own token). */
+    LeaseAsk ask(Optional<LeaseClient> client) {
+        return new LeaseAsk(selector, target, ttl, diversity, session, client);
     }
 
     /** The bounds a request is checked against: the lease service's. */

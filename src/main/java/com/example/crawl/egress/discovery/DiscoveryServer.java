@@ -2,6 +2,7 @@ package com.example.crawl.egress.discovery;
 
 import com.example.crawl.egress.api.Proxy;
 import com.example.crawl.egress.api.ProxyCredentials;
+import com.example.crawl.egress.client.ClientRegistry;
 import com.example.crawl.egress.clock.NanoClock;
 import com.example.crawl.egress.lease.LeaseService;
 import com.sun.net.httpserver.HttpContext;
@@ -62,14 +63,15 @@ public final class DiscoveryServer implements AutoCloseable {
      * @param credentials what each proxy demands, looked up for a lease answer (the informer cache);
      *                 must not block
      * @param leases   the lease service, which this server does not start or close
-     * @param token    the bearer token clients must send; empty serves without authentication, and
-     *                 says so in one WARN line
+     * @param token    the admin's bearer token; empty serves without authentication (but for the
+     *                 clients'), and says so in one WARN line
+     * @param clients  the clients, each with its token, scope and quotas (the client Secrets)
      * @param instrumentation where lease outcomes and served requests go, and what traces requests
      * @throws IOException when the address cannot be resolved or bound
      */
     public DiscoveryServer(InetSocketAddress address, Supplier<? extends Collection<Proxy>> proxies,
             Function<Proxy, Optional<ProxyCredentials>> credentials, LeaseService leases, Optional<String> token,
-            Instrumentation instrumentation) throws IOException {
+            ClientRegistry clients, Instrumentation instrumentation) throws IOException {
         InetSocketAddress bind = address.isUnresolved()
                 ? new InetSocketAddress(address.getHostString(), address.getPort())
                 : address;
@@ -84,7 +86,8 @@ public final class DiscoveryServer implements AutoCloseable {
         Map<Route, HttpHandler> handlers = Map.of(
                 Route.HEALTHZ, new HealthzHandler(),
                 Route.LIST_PROXIES, new ListProxiesHandler(catalog, leases),
-                Route.ACQUIRE_LEASE, new AcquireLeaseHandler(catalog, leases, credentials, instrumentation.leases()),
+                Route.ACQUIRE_LEASE, new AcquireLeaseHandler(catalog, leases, credentials, instrumentation.leases(),
+                        clients),
                 Route.RELEASE_LEASE, new ReleaseLeaseHandler(leases, instrumentation.leases()),
                 Route.REPORT_LEASE, new ReportLeaseHandler(leases, instrumentation.leases()));
         server = HttpServer.create(bind, BACKLOG);
@@ -94,8 +97,15 @@ public final class DiscoveryServer implements AutoCloseable {
         context.getFilters().add(new Recover());
         context.getFilters().add(new RequestLog(NanoClock.system(), instrumentation.requests()));
         context.getFilters().add(new RequestLimits());
-        context.getFilters().add(new BearerAuth(token));
+        context.getFilters().add(new BearerAuth(token, clients));
         context.getFilters().add(new LeaderForwarding(leases, forwarder));
+    }
+
+    /** A server whose one token is the admin's: no client Secrets are read. */
+    public DiscoveryServer(InetSocketAddress address, Supplier<? extends Collection<Proxy>> proxies,
+            Function<Proxy, Optional<ProxyCredentials>> credentials, LeaseService leases, Optional<String> token,
+            Instrumentation instrumentation) throws IOException {
+        this(address, proxies, credentials, leases, token, new ClientRegistry(NanoClock.system()), instrumentation);
     }
 
     /**

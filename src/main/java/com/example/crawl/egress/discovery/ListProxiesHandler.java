@@ -1,19 +1,21 @@
 package com.example.crawl.egress.discovery;
 
-import com.example.crawl.egress.lease.LeaseIds;
+import com.example.crawl.egress.client.Client;
+import com.example.crawl.egress.client.Scope;
+import com.example.crawl.egress.lease.Candidate;
 import com.example.crawl.egress.lease.LeaseService;
-import com.example.crawl.egress.lease.LeaseStore;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpHandler;
 import java.io.IOException;
 import java.util.Map;
+import java.util.Optional;
 import tools.jackson.databind.node.ArrayNode;
 import tools.jackson.databind.node.ObjectNode;
 
 /**
  * {@code GET /v1/proxies?attr.<k>=<v>&healthy=true}: 200 {@code {"proxies": [...], "count": N}},
- * sorted by namespace/name, each with its active leases on this replica. No match is an empty
- * list, not a 404. Proxies being deleted are not listed, nor pool members being replaced (retired).
+ * sorted by namespace/name, each with its active leases on this replica. A client sees only the
+ * proxies in its scope (its namespaces, its selector). No match is an empty list, not a 404. Proxies being deleted are not listed, nor pool members being replaced (retired).
  */
 final class ListProxiesHandler implements HttpHandler {
 
@@ -28,16 +30,22 @@ final class ListProxiesHandler implements HttpHandler {
     @Override
     public void handle(HttpExchange exchange) throws IOException {
         ProxyQuery query = ProxyQuery.parse(exchange.getRequestURI().getRawQuery());
+        Optional<Scope> scope = BearerAuth.client(exchange).map(Client::scope);
         Map<String, Integer> active = leases.activeCounts();
         ObjectNode body = JsonBodies.newObject();
         ArrayNode proxies = body.putArray("proxies");
         for (ProxyView view : catalog.current().views()) {
-            if (view.candidate().matches(query.attributes())
+            if (view.candidate().matches(query.attributes()) && scope.map(s -> covers(s, view.candidate())).orElse(true)
                     && query.healthy().map(h -> h == view.candidate().healthy()).orElse(true)) {
                 proxies.add(view.toJson(active.getOrDefault(view.key(), 0)));
             }
         }
         body.put("count", proxies.size());
         Responses.json(exchange, 200, JsonBodies.write(body));
+    }
+
+    /** Whether {@code candidate} is in {@code scope}: in one of its namespaces, with its selector's attributes. */
+    static boolean covers(Scope scope, Candidate candidate) {
+        return scope.coversNamespace(candidate.namespace()) && candidate.matches(scope.selector());
     }
 }

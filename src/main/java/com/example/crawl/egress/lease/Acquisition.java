@@ -5,7 +5,10 @@ import java.time.Instant;
 import java.util.Objects;
 import java.util.Optional;
 
-/** What {@link LeaseStore#acquire} did: lent a proxy, or found none and says why. */
+/**
+ * What {@link LeaseStore#acquire} did: lent a proxy, found none and says why, or refused the
+ * client for its quota or its share before looking.
+ */
 public sealed interface Acquisition {
 
     /**
@@ -47,6 +50,32 @@ public sealed interface Acquisition {
         public Session {
             Objects.requireNonNull(id, "id");
             Objects.requireNonNull(expiresAt, "expiresAt");
+        }
+    }
+
+    /**
+     * The client already holds the most leases its quota lets it hold at once; no proxy was looked at.
+     *
+     * @param retryAfter until its first running lease ends
+     */
+    record OverQuota(String client, int active, int maxLeases, Duration retryAfter) implements Acquisition {
+        public OverQuota {
+            Objects.requireNonNull(client, "client");
+            Objects.requireNonNull(retryAfter, "retryAfter");
+        }
+    }
+
+    /**
+     * Other clients wait for the proxies this client asks from, and it already holds its share of
+     * them ({@link FairShare}); no proxy was looked at.
+     *
+     * @param share      the most leases it may hold while the others wait
+     * @param retryAfter when to ask again: as soon as one of its leases ends, or a second
+     */
+    record OverShare(String client, int active, int share, Duration retryAfter) implements Acquisition {
+        public OverShare {
+            Objects.requireNonNull(client, "client");
+            Objects.requireNonNull(retryAfter, "retryAfter");
         }
     }
 

@@ -29,8 +29,17 @@ final class HeldLeases {
      * @param expiresAt its end on the wall clock, as the client was told
      * @param endsAt    its end on the monotonic clock, which every answer is judged by
      * @param site      the {@linkplain SitePolicy#site site} its target counts toward, or null without a target
+     * @param client    the {@linkplain LeaseClient client} it was granted to, or null for the operator's own token
      */
-    record Held(String digest, String proxyKey, String identity, Optional<String> target, Instant expiresAt, long endsAt, String site) {
+    record Held(String digest, String proxyKey, String identity, Optional<String> target, Instant expiresAt, long endsAt,
+            String site, String client) {
+
+        /** A lease granted to the operator's own token. */
+        Held(String digest, String proxyKey, String identity, Optional<String> target, Instant expiresAt, long endsAt,
+                String site) {
+            this(digest, proxyKey, identity, target, expiresAt, endsAt, site, null);
+        }
+
         boolean running(long now) {
             return now - endsAt < 0;
         }
@@ -45,6 +54,7 @@ final class HeldLeases {
     private final Map<String, Set<Held>> byProxy = new HashMap<>();
     private final Map<String, Set<Held>> byIdentity = new HashMap<>();
     private final Map<String, Set<Held>> bySite = new HashMap<>();
+    private final Map<String, Set<Held>> byClient = new HashMap<>();
 
     void add(Held held) {
         Held previous = byDigest.put(held.digest(), held);
@@ -55,6 +65,9 @@ final class HeldLeases {
         byIdentity.computeIfAbsent(held.identity(), k -> new LinkedHashSet<>()).add(held);
         if (held.site() != null) {
             bySite.computeIfAbsent(held.site(), k -> new LinkedHashSet<>()).add(held);
+        }
+        if (held.client() != null) {
+            byClient.computeIfAbsent(held.client(), k -> new LinkedHashSet<>()).add(held);
         }
     }
 
@@ -83,6 +96,34 @@ final class HeldLeases {
     int activeFrom(String identity, String former, String site, long now) {
         int n = running(byIdentity.get(identity), site, now);
         return former == null ? n : n + running(byIdentity.get(former), site, now);
+    }
+
+    /** Leases of {@code client} running at {@code now}. */
+    int activeOf(String client, long now) {
+        return running(byClient.get(client), null, now);
+    }
+
+    /** When the first running lease of {@code client} ends; {@code now} when none runs. */
+    long firstEndOf(String client, long now) {
+        long first = now;
+        for (Held h : byClient.getOrDefault(client, Set.of())) {
+            if (h.running(now) && (first == now || h.endsAt() - first < 0)) {
+                first = h.endsAt();
+            }
+        }
+        return first;
+    }
+
+    /** Running leases per client at {@code now}; clients without one are absent. */
+    Map<String, Integer> activeByClient(long now) {
+        Map<String, Integer> counts = new HashMap<>();
+        byClient.forEach((client, leases) -> {
+            int n = running(leases, null, now);
+            if (n > 0) {
+                counts.put(client, n);
+            }
+        });
+        return counts;
     }
 
     /** Leases for {@code site} running at {@code now}, all proxies together, in the order they were lent. */
@@ -183,6 +224,7 @@ final class HeldLeases {
         byProxy.clear();
         byIdentity.clear();
         bySite.clear();
+        byClient.clear();
     }
 
     int size() {
@@ -194,6 +236,9 @@ final class HeldLeases {
         forget(byIdentity, held.identity(), held);
         if (held.site() != null) {
             forget(bySite, held.site(), held);
+        }
+        if (held.client() != null) {
+            forget(byClient, held.client(), held);
         }
     }
 

@@ -15,10 +15,12 @@ import java.util.regex.Pattern;
  * @param ttl       the lease's lifetime, from zero (exclusive) to the service's {@link LeaseService#maxTtl()}
  * @param diversity how far the lease's egress must be from the site's other running leases; only
  *                  with a target
- * @param session   the sticky session the lease is for, if any
+ * @param session   the sticky session the lease is for, if any; the client's own, whose ids are
+ *                  apart from every other client's
+ * @param client    the client asking, whose quota and share hold; empty for the operator's own token
  */
 public record LeaseAsk(Map<String, String> selector, Optional<String> target, Duration ttl, Diversity diversity,
-        Optional<Session> session) {
+        Optional<Session> session, Optional<LeaseClient> client) {
 
     public LeaseAsk {
         selector = Map.copyOf(selector);
@@ -29,6 +31,13 @@ public record LeaseAsk(Map<String, String> selector, Optional<String> target, Du
             throw new IllegalArgumentException("diversity is among the leases of one site: it needs a target");
         }
         Objects.requireNonNull(session, "session");
+        Objects.requireNonNull(client, "client");
+    }
+
+    /** An ask with the operator's own token. */
+    public LeaseAsk(Map<String, String> selector, Optional<String> target, Duration ttl, Diversity diversity,
+            Optional<Session> session) {
+        this(selector, target, ttl, diversity, session, Optional.empty());
     }
 
     /** An ask outside any session. */
@@ -63,6 +72,13 @@ public record LeaseAsk(Map<String, String> selector, Optional<String> target, Du
                 throw new IllegalArgumentException("not a session id: " + id);
             }
             Objects.requireNonNull(ttl, "ttl");
+        }
+
+        /** Whether {@code key} is a session's id, or a client's name, a slash and its session's id. */
+        static boolean validKey(String key) {
+            int slash = key == null ? -1 : key.indexOf('/');
+            return slash < 0 ? validId(key) : slash > 0 && slash <= LeaseClient.MAX_NAME_BYTES
+                    && validId(key.substring(slash + 1));
         }
 
         /** Whether {@code id} may name a session. */

@@ -67,6 +67,15 @@ public interface LeaseService {
     /** Active leases per proxy ({@code namespace/name}); proxies without one are absent. */
     Map<String, Integer> activeCounts();
 
+    /** Active leases per client; the operator's own token's and clients without one are absent. */
+    Map<String, Integer> activeByClient();
+
+    /**
+     * What a lease id says about its lease, if this service's key signed it (whether or not the
+     * lease still runs): whose it is, for a client that may only release or report its own.
+     */
+    Optional<LeaseIds.Claims> claims(String id);
+
     /** Where a lease call made to this replica is served now. */
     Placement placement();
 

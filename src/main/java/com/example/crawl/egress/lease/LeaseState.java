@@ -108,15 +108,22 @@ public record LeaseState(long term, List<HeldLease> leases, List<CooldownEnd> co
      * @param identity  the proxy's {@linkplain Candidate#identity egress identity} when it was lent
      * @param target    the site the client named, if it did
      * @param expiresAt its end
+     * @param client    the client it was granted to; empty for the operator's own token
      */
     public record HeldLease(String digest, String proxyKey, String identity, Optional<String> target,
-            Instant expiresAt) {
+            Instant expiresAt, Optional<String> client) {
         public HeldLease {
             Objects.requireNonNull(digest, "digest");
             Objects.requireNonNull(proxyKey, "proxyKey");
             Objects.requireNonNull(identity, "identity");
             Objects.requireNonNull(target, "target");
             Objects.requireNonNull(expiresAt, "expiresAt");
+            Objects.requireNonNull(client, "client");
+        }
+
+        /** A lease granted to the operator's own token. */
+        public HeldLease(String digest, String proxyKey, String identity, Optional<String> target, Instant expiresAt) {
+            this(digest, proxyKey, identity, target, expiresAt, Optional.empty());
         }
 
         /** A lease of a proxy whose egress address was not known: its identity is the proxy. */
@@ -125,10 +132,13 @@ public record LeaseState(long term, List<HeldLease> leases, List<CooldownEnd> co
         }
     }
 
-    /** A sticky session: the proxy it was last lent, and when it ends unless another lease renews it. */
+    /**
+     * A sticky session: the proxy it was last lent, and when it ends unless another lease renews it.
+     * A client's session {@code id} is {@code <client>/<its id>}, the operator's own token's the id alone.
+     */
     public record SessionEnd(String id, String proxyKey, Instant expiresAt) {
         public SessionEnd {
-            if (!LeaseAsk.Session.validId(id)) {
+            if (!LeaseAsk.Session.validKey(id)) {
                 throw new IllegalArgumentException("not a session id: " + id);
             }
             Objects.requireNonNull(proxyKey, "proxyKey");

@@ -77,6 +77,8 @@ import org.slf4j.LoggerFactory;
 public final class LeaseStore implements LeaseService, AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(LeaseStore.class);
+    /** The longest a client over its share is told to wait before it asks again. */
+    private static final long SHARE_RETRY = 1_000_000_000L;
 
     /** A report was taken, or the lease id is unknown (never issued, released, or long expired). */
     public enum Reported { ACCEPTED, UNKNOWN_LEASE }
@@ -97,6 +99,7 @@ public final class LeaseStore implements LeaseService, AutoCloseable {
     private final Suspicions suspicions; // guarded by lock
     private final SiteLimits sites; // guarded by lock
     private final Sessions sessions; // guarded by lock
+    private final FairShare shares = new FairShare(); // guarded by lock
     /** The bans the listener keeps, by proxy and target: when each was last reported. */
     private final TargetTimes keptBans = new TargetTimes(Cooldowns.PER_PROXY, Cooldowns.TOTAL); // guarded by lock
     /**
@@ -220,9 +223,13 @@ public final class LeaseStore implements LeaseService, AutoCloseable {
         lock.lock();
         try {
             long now = nanoTime.nanoTime();
+            Acquisition back = ask.client().map(c -> heldBack(c, candidates, selector, now)).orElse(null);
+            if (back != null) {
+                return back;
+            }
             SiteLimits.Scan scan = target.map(t -> sites.scan(t, ask.diversity(), now)).orElse(null);
             boolean moved = false;
-            String kept = ask.session().map(s -> sessions.proxy(s.id(), now)).orElse(null);
+            String kept = ask.session().map(s -> sessions.proxy(sessionKey(s, ask), now)).orElse(null);
             if (kept != null) {
                 Candidate c = candidate(byKey, kept, selector);
                 SiteLimits.Site site = c == null || scan == null ? null : scan.of(c.namespace());
@@ -280,6 +287,9 @@ public final class LeaseStore implements LeaseService, AutoCloseable {
                 }
             }
             if (best == null) {
+                if (atCapacity > 0) {
+                    ask.client().ifPresent(c -> shares.starved(c, now));
+                }
                 return new Acquisition.NoMatch(considered, atCapacity, inCooldown, unhealthy, atSiteLimit, paced,
                         notDiverse, refusedBy == null ? SitePolicy.DEFAULTS : refusedBy,
                         soonestFree(candidates, selector, scan, now));
@@ -288,6 +298,42 @@ public final class LeaseStore implements LeaseService, AutoCloseable {
         } finally {
             lock.unlock();
         }
+    }
+
+    /**
+     * Under the lock: the refusal of {@code client} before any proxy is looked at, for its quota or
+     * its share of {@code candidates} (those matching {@code selector}) while others wait; null
+     * when it may be lent one.
+     */
+    private Acquisition heldBack(LeaseClient client, Collection<Candidate> candidates, Map<String, String> selector,
+            long now) {
+        shares.asked(client, now);
+        int active = held.activeOf(client.name(), now);
+        if (client.maxLeases() > 0 && active >= client.maxLeases()) {
+            return new Acquisition.OverQuota(client.name(), active, client.maxLeases(),
+                    Duration.ofNanos(held.firstEndOf(client.name(), now) - now));
+        }
+        int others = shares.contenders(client, now);
+        if (others == 0 || active == 0) {
+            return null;
+        }
+        long capacity = 0; // counted only under contention: a scan of the candidates
+        for (Candidate c : candidates) {
+            if (c.healthy() && (selector.isEmpty() || c.matches(selector))) {
+                capacity += c.maxLeases();
+            }
+        }
+        int share = FairShare.share(client, capacity, others);
+        if (active < share) {
+            return null;
+        }
+        return new Acquisition.OverShare(client.name(), active, share,
+                Duration.ofNanos(Math.min(held.firstEndOf(client.name(), now) - now, SHARE_RETRY)));
+    }
+
+    /** What the store keeps a session under: a client's session ids are apart from every other's. */
+    private static String sessionKey(LeaseAsk.Session session, LeaseAsk ask) {
+        return ask.client().map(c -> c.name() + "/" + session.id()).orElse(session.id());
     }
 
     /**
@@ -322,14 +368,15 @@ public final class LeaseStore implements LeaseService, AutoCloseable {
         Optional<String> target = ask.target();
         Instant wall = clock.instant();
         Instant expiresAt = wall.plus(ask.ttl());
-        String id = ids.issue(new LeaseIds.Claims(term, proxy.key(), target, expiresAt, proxy.identity()));
+        Optional<String> client = ask.client().map(LeaseClient::name);
+        String id = ids.issue(new LeaseIds.Claims(term, proxy.key(), target, expiresAt, proxy.identity(), client));
         held.add(new Held(LeaseIds.digest(id), proxy.key(), proxy.identity(), target, expiresAt,
-                now + ask.ttl().toNanos(), site == null ? null : site.key()));
+                now + ask.ttl().toNanos(), site == null ? null : site.key(), client.orElse(null)));
         if (site != null) {
             sites.lent(proxy, site, now);
         }
         Optional<Acquisition.Session> session = ask.session().map(s -> {
-            sessions.lent(s.id(), proxy.key(), now + s.ttl().toNanos());
+            sessions.lent(sessionKey(s, ask), proxy.key(), now + s.ttl().toNanos());
             return new Acquisition.Session(s.id(), wall.plus(s.ttl()), moved, placed);
         });
         version++;
@@ -471,7 +518,7 @@ public final class LeaseStore implements LeaseService, AutoCloseable {
         Instant expiresAt = claims.get().expiresAt();
         Held adopted = new Held(digest, claims.get().proxyKey(), claims.get().identity(), claims.get().target(), expiresAt,
                 now + StateForm.nanosUntil(clock.instant(), expiresAt),
-                sites.siteOf(claims.get().proxyKey(), claims.get().target()));
+                sites.siteOf(claims.get().proxyKey(), claims.get().target()), claims.get().client().orElse(null));
         if (!adopted.reportable(now, limits.cooldownWindow().toNanos())) {
             return null;
         }
@@ -561,6 +608,21 @@ public final class LeaseStore implements LeaseService, AutoCloseable {
         } finally {
             lock.unlock();
         }
+    }
+
+    @Override
+    public Map<String, Integer> activeByClient() {
+        lock.lock();
+        try {
+            return held.activeByClient(nanoTime.nanoTime());
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    @Override
+    public Optional<LeaseIds.Claims> claims(String id) {
+        return ids.verify(id);
     }
 
     /**

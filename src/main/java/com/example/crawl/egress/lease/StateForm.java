@@ -6,6 +6,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.function.Consumer;
 
 /**
@@ -42,7 +43,7 @@ final class StateForm {
         List<LeaseState.HeldLease> leases = new ArrayList<>(held.size());
         for (Held h : held.all()) {
             leases.add(new LeaseState.HeldLease(h.digest(), h.proxyKey(), h.identity(), h.target(),
-                    wall.plusNanos(h.endsAt() - now)));
+                    wall.plusNanos(h.endsAt() - now), Optional.ofNullable(h.client())));
         }
         List<LeaseState.Released> released = new ArrayList<>();
         takenOver.forEach((digest, until) -> {
@@ -76,7 +77,7 @@ final class StateForm {
         sessions.clear();
         for (LeaseState.HeldLease l : state.leases()) {
             held.add(new Held(l.digest(), l.proxyKey(), l.identity(), l.target(), l.expiresAt(),
-                    now + nanosUntil(wall, l.expiresAt()), sites.siteOf(l.proxyKey(), l.target())));
+                    now + nanosUntil(wall, l.expiresAt()), sites.siteOf(l.proxyKey(), l.target()), l.client().orElse(null)));
         }
         for (LeaseState.TargetTime p : state.lent()) {
             sites.loadLent(p.proxyKey(), p.target(), now + nanosUntil(wall, p.time()));

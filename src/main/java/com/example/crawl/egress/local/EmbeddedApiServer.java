@@ -62,7 +62,10 @@ final class EmbeddedApiServer implements AutoCloseable {
         this.dispatcher = dispatcher;
         this.certificate = certificate;
         this.front = front;
-        this.client = server.createClient(b -> b.editOrNewConfig().withOauthToken(token.value()).endConfig());
+        // The namespace the kubeconfig names for kubectl: where the operator keeps what lives in "its own"
+        // namespace (the lease state, the discovery clients).
+        this.client = server.createClient(b -> b.editOrNewConfig().withOauthToken(token.value())
+                .withNamespace(Kubeconfig.NAMESPACE).endConfig());
     }
 
     /** Starts on two ephemeral loopback ports, both demanding {@code token}, and installs the CRDs. */

@@ -16,6 +16,11 @@ import java.util.Base64;
 final class Kubeconfig {
 
     static final String CONTEXT = "egress-proxies-local";
+    /**
+     * The namespace kubectl works in, where the samples are, and the operator's own: where local
+     * mode keeps the lease state and reads the discovery clients' Secrets.
+     */
+    static final String NAMESPACE = "default";
 
     private Kubeconfig() {
     }
@@ -40,10 +45,10 @@ final class Kubeconfig {
                   context:
                     cluster: %1$s
                     user: %1$s
-                    namespace: default
+                    namespace: %5$s
                 current-context: %1$s
                 """.formatted(CONTEXT, serverUrl, token.value(),
-                Base64.getEncoder().encodeToString(certificatePem.getBytes(StandardCharsets.US_ASCII)));
+                Base64.getEncoder().encodeToString(certificatePem.getBytes(StandardCharsets.US_ASCII)), NAMESPACE);
         Files.deleteIfExists(file); // a file from before may have looser permissions; this one starts private
         Files.createFile(file, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
         Files.writeString(file, yaml, StandardCharsets.UTF_8);

@@ -21,7 +21,7 @@ import java.util.Map;
  */
 final class SampleProxies {
 
-    static final String NAMESPACE = "default";
+    static final String NAMESPACE = Kubeconfig.NAMESPACE;
     static final String PROVIDER = "local";
 
     private SampleProxies() {

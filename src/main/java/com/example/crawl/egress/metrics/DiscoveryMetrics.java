@@ -24,10 +24,14 @@ final class DiscoveryMetrics implements LeaseRecorder, ServedRecorder {
     static final String GRANTED = "granted";
     static final String NO_MATCH = "no_match";
     static final String SESSION_UNAVAILABLE = "session_unavailable";
+    static final String QUOTA_EXCEEDED = "quota_exceeded";
+    static final String OVER_SHARE = "over_share";
+    static final String FORBIDDEN = "forbidden";
     static final String RELEASED = "released";
     static final String REPORT_UNKNOWN_LEASE = "report_unknown_lease";
     /** Every outcome label value, so that each series exists (at 0) from the start. */
-    static final List<String> OUTCOMES = List.of(GRANTED, NO_MATCH, SESSION_UNAVAILABLE, RELEASED, report(ReportResult.OK),
+    static final List<String> OUTCOMES = List.of(GRANTED, NO_MATCH, SESSION_UNAVAILABLE, QUOTA_EXCEEDED, OVER_SHARE,
+            FORBIDDEN, RELEASED, report(ReportResult.OK),
             report(ReportResult.RATE_LIMITED), report(ReportResult.BANNED), report(ReportResult.FAILED),
             REPORT_UNKNOWN_LEASE);
     /** The {@code policy} label of a refusal no TargetPolicy's limits or pacing made. */
@@ -39,6 +43,9 @@ final class DiscoveryMetrics implements LeaseRecorder, ServedRecorder {
             "paced", "not_diverse");
     /** The {@code reason} of a strict session's refusal, whatever kept its proxy. */
     static final String SESSION = "session";
+    /** The {@code quota} label of a client's quota hit. */
+    static final String MAX_LEASES = "max_leases";
+    static final String LEASE_RATE = "lease_rate";
     /** Answers take well under a millisecond to a few; the request deadline is 10 s by default. */
     static final double[] DURATION_BUCKETS = {0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5,
         5, 10};
@@ -46,6 +53,9 @@ final class DiscoveryMetrics implements LeaseRecorder, ServedRecorder {
     private final Counter leaseRequests;
     private final Counter refusals;
     private final Counter failures;
+    private final Counter clientGrants;
+    private final Counter clientRefusals;
+    private final Counter quotaHits;
     private final Histogram requests;
 
     DiscoveryMetrics(PrometheusRegistry registry, PrometheusProperties properties) {
@@ -67,22 +77,53 @@ final class DiscoveryMetrics implements LeaseRecorder, ServedRecorder {
             failures.initLabelValues(e.wireName());
         }
         refusals.initLabelValues(SESSION, NO_POLICY);
+        clientGrants = Counter.builder(properties).name(Metrics.PREFIX + "client_leases_granted_total")
+                .help("Leases granted, by client (admin: the operator's own token)").labelNames("client")
+                .register(registry);
+        clientRefusals = Counter.builder(properties).name(Metrics.PREFIX + "client_lease_refusals_total")
+                .help("Lease requests refused, by client and by the answer's error (no_match, session_unavailable, "
+                        + "quota_exceeded, over_share, forbidden)").labelNames("client", "reason").register(registry);
+        quotaHits = Counter.builder(properties).name(Metrics.PREFIX + "client_quota_hits_total")
+                .help("Lease requests a client's quota refused, by client and quota (max_leases, lease_rate)")
+                .labelNames("client", "quota").register(registry);
+        clientGrants.initLabelValues(LeaseRecorder.ADMIN);
         requests = Histogram.builder(properties).name(Metrics.PREFIX + "discovery_request_duration_seconds")
                 .help("Duration of discovery API requests by route pattern and status code").unit(Unit.SECONDS)
                 .labelNames("route", "code").classicUpperBounds(DURATION_BUCKETS).register(registry);
     }
 
     @Override
-    public void acquired(Acquisition outcome) {
-        leaseRequests.labelValues(switch (outcome) {
+    public void acquired(String client, Acquisition outcome) {
+        String answer = switch (outcome) {
             case Acquisition.Granted g -> GRANTED;
             case Acquisition.NoMatch n -> NO_MATCH;
             case Acquisition.SessionUnavailable s -> SESSION_UNAVAILABLE;
-        }).inc();
+            case Acquisition.OverQuota q -> QUOTA_EXCEEDED;
+            case Acquisition.OverShare o -> OVER_SHARE;
+        };
+        leaseRequests.labelValues(answer).inc();
         switch (outcome) {
-            case Acquisition.Granted g -> { }
+            case Acquisition.Granted g -> clientGrants.labelValues(client).inc();
             case Acquisition.NoMatch n -> refusals.labelValues(reason(n), policy(n.policy())).inc();
             case Acquisition.SessionUnavailable s -> refusals.labelValues(SESSION, policy(s.policy())).inc();
+            case Acquisition.OverQuota q -> quotaHits.labelValues(client, MAX_LEASES).inc();
+            case Acquisition.OverShare o -> { }
+        }
+        if (!(outcome instanceof Acquisition.Granted)) {
+            clientRefusals.labelValues(client, answer).inc();
+        }
+    }
+
+    @Override
+    public void refused(String client, Refusal refusal) {
+        String answer = switch (refusal) {
+            case FORBIDDEN -> FORBIDDEN;
+            case LEASE_RATE -> QUOTA_EXCEEDED;
+        };
+        leaseRequests.labelValues(answer).inc();
+        clientRefusals.labelValues(client, answer).inc();
+        if (refusal == Refusal.LEASE_RATE) {
+            quotaHits.labelValues(client, LEASE_RATE).inc();
         }
     }
 

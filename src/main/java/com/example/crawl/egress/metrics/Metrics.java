@@ -20,6 +20,7 @@ import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -185,6 +186,14 @@ public final class Metrics {
             throw new IllegalStateException("scrape-time sources already set");
         }
         ScrapeGauges.register(registry, properties, sources);
+    }
+
+    /**
+     * Registers {@code client_leases_active}, computed at every scrape from {@code byClient}: each
+     * discovery client's running leases. Call once.
+     */
+    public void readClientLeases(Supplier<Map<String, Integer>> byClient) {
+        ScrapeGauges.registerClients(registry, properties, Objects.requireNonNull(byClient, "byClient"));
     }
 
     /**

@@ -14,6 +14,7 @@ import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Supplier;
 
 /**
  * The gauges computed when they are scraped, from the sources {@code Main} names: Proxies by phase
@@ -88,6 +89,13 @@ final class ScrapeGauges {
                 "1 while this process holds the leader lease (or runs without election), 0 otherwise", "name")
                 .callback(cb -> cb.call(sources.leader().getAsBoolean() ? 1 : 0, sources.leaseName()))
                 .register(registry);
+    }
+
+    /** Leases per client, read at every scrape from {@code byClient} (every client known, those without a lease at 0). */
+    static void registerClients(PrometheusRegistry registry, PrometheusProperties properties,
+            Supplier<Map<String, Integer>> byClient) {
+        gauge(properties, "client_leases_active", "Leases lent to each client and neither released nor expired",
+                "client").callback(cb -> byClient.get().forEach((client, n) -> cb.call(n, client))).register(registry);
     }
 
     private static GaugeWithCallback.Builder gauge(PrometheusProperties properties, String name, String help,

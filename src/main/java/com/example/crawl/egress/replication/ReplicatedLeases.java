@@ -346,6 +346,16 @@ public final class ReplicatedLeases implements LeaseService, AutoCloseable {
     }
 
     @Override
+    public Map<String, Integer> activeByClient() {
+        return store.activeByClient();
+    }
+
+    @Override
+    public Optional<LeaseIds.Claims> claims(String id) {
+        return store.claims(id);
+    }
+
+    @Override
     public Placement placement() {
         return switch (role) {
             case SERVING -> Placement.HERE;

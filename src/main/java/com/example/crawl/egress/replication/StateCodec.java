@@ -29,7 +29,7 @@ import tools.jackson.databind.node.ObjectNode;
  *
  * <pre>{@code
  * {"proxies": ["crawl/p1", ...],
- *  "leases":    [[digest, proxy, target or null, expiresAt, identity], ...],
+ *  "leases":    [[digest, proxy, target or null, expiresAt, identity, client], ...],
  *  "cooldowns": [[identity, target ("" = every target), endsAt, length, "rate_limited" or "banned"], ...],
  *  "bans":      [[proxy, target, bannedAt], ...],
  *  "released":  [[digest, reportableUntil], ...],
@@ -40,7 +40,11 @@ import tools.jackson.databind.node.ObjectNode;
  *
  * <p>An identity is the proxy's egress address, or the proxy itself while the address is not known.
  * A lease row's fifth element came with egress identities: a row without it (from an earlier build)
- * was lent as the proxy, and a build that does not know it reads the first four.
+ * was lent as the proxy, and a build that does not know it reads the first four. The sixth, the
+ * client's name, is there only for a client's lease (the operator's own token's have five): an
+ * earlier build reads such a lease as the operator's own and drops the name when it writes the
+ * state, so across a downgrade the lease still counts toward its proxy's capacity but no longer
+ * toward its client's quota.
  *
  * <p>{@code lent} (for pacing) came after format 2 was first written and is optional: a state without it
  * paces nothing, and a build that does not know it reads the rest and ignores it (losing only the
@@ -74,6 +78,7 @@ final class StateCodec {
             ArrayNode row = leases.addArray().add(l.digest()).add(proxy(l.proxyKey(), index, proxies));
             l.target().ifPresentOrElse(row::add, row::addNull);
             row.add(l.expiresAt().toEpochMilli()).add(proxy(l.identity(), index, proxies));
+            l.client().ifPresent(row::add);
         }
         ArrayNode cooldowns = root.putArray("cooldowns");
         for (LeaseState.CooldownEnd c : state.cooldowns()) {
@@ -129,7 +134,8 @@ final class StateCodec {
                 leases.add(new LeaseState.HeldLease(row.required(0).asString(), proxy,
                         row.size() > 4 ? proxies.get(row.required(4).asInt()) : proxy,
                         target.isNull() ? Optional.empty() : Optional.of(target.asString()),
-                        Instant.ofEpochMilli(row.required(3).asLong())));
+                        Instant.ofEpochMilli(row.required(3).asLong()),
+                        row.size() > 5 ? Optional.of(row.required(5).asString()) : Optional.empty()));
             }
             List<LeaseState.Released> released = new ArrayList<>();
             for (JsonNode row : root.required("released")) {

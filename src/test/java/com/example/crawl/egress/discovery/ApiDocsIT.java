@@ -35,7 +35,9 @@ class ApiDocsIT {
 
     private static final Path PAGE = Path.of("docs/api.md");
     private static final Pattern EXAMPLE = Pattern.compile("```sh\\n(curl .*?)```\\s*```http\\n(.*?)```", Pattern.DOTALL);
-    private static final Pattern LEASE_ID = Pattern.compile("[A-Za-z0-9_-]{40,3200}");
+    private static final Pattern LEASE_ID = Pattern.compile("[A-Za-z0-9_-]{40,4000}");
+    /** The token of the page's client, {@code eu-crawler}: the eu-west proxies of {@code crawl}, one lease at a time. */
+    private static final String CLIENT_TOKEN = "eu-crawler-9f2c4e61b0d7a3f58e2c9b4d7a1f6e30";
     private static final JsonMapper JSON = JsonMapper.builder().build();
 
     /** An HTTP answer, documented or received. */
@@ -54,8 +56,10 @@ class ApiDocsIT {
             world.create(euWest1);
             world.create(managed("eu-west-2", "10.0.0.12", Map.of("region", "eu-west", "country", "fr"), 1, false, null));
             world.create(managed("us-east-1", "10.0.1.21", Map.of("region", "us-east"), 1, false, null));
+            ClientsIT.register(world, "eu-crawler", Map.of("token", CLIENT_TOKEN, "namespaces", DiscoveryWorld.NS,
+                    "selector", "{\"region\":\"eu-west\"}", "maxLeases", "1"));
             Map<String, String> env = new HashMap<>(Map.of("DISCOVERY", "http://127.0.0.1:" + world.server.address()
-                    .getPort(), "DISCOVERY_TOKEN", DiscoveryWorld.TOKEN, "LEASE_ID", ""));
+                    .getPort(), "DISCOVERY_TOKEN", DiscoveryWorld.TOKEN, "CLIENT_TOKEN", CLIENT_TOKEN, "LEASE_ID", ""));
             for (Example example : examples) {
                 Answer got = parse(run(example.command(), env));
                 assertMatches(example, got);

@@ -11,6 +11,7 @@ import com.example.crawl.egress.api.ProxySpec;
 import com.example.crawl.egress.api.ProxyStatus;
 import com.example.crawl.egress.api.Reason;
 import com.example.crawl.egress.cache.ProxyInformers;
+import com.example.crawl.egress.client.ClientRegistry;
 import com.example.crawl.egress.clock.FakeClock;
 import com.example.crawl.egress.config.OperatorConfig;
 import com.example.crawl.egress.lease.LeaseStore;
@@ -61,6 +62,8 @@ final class DiscoveryWorld implements AutoCloseable {
                 return 0;
             });
     final RecordingLeaseRecorder recorder = new RecordingLeaseRecorder();
+    /** The clients the server knows besides the admin: none until a test puts one. */
+    final ClientRegistry clients = new ClientRegistry(clock);
     final DiscoveryServer server;
 
     private DiscoveryWorld(Optional<String> token, OpenTelemetry openTelemetry) throws Exception {
@@ -68,7 +71,7 @@ final class DiscoveryWorld implements AutoCloseable {
         informers = new ProxyInformers(cluster.client(), "");
         informers.start(key -> { }).get(30, TimeUnit.SECONDS);
         server = new DiscoveryServer(new InetSocketAddress("127.0.0.1", 0), informers::proxies,
-                informers::credentials, leases, token,
+                informers::credentials, leases, token, clients,
                 new DiscoveryServer.Instrumentation(recorder, recorder, openTelemetry));
         server.start();
     }
@@ -91,6 +94,11 @@ final class DiscoveryWorld implements AutoCloseable {
     /** A client that sends the right token. */
     RawHttp http() {
         return new RawHttp(server.address(), Optional.of(TOKEN));
+    }
+
+    /** A client that sends {@code token} as its bearer token. */
+    RawHttp http(String token) {
+        return new RawHttp(server.address(), Optional.of(token));
     }
 
     /** A client that sends this Authorization value, or none. */

@@ -10,6 +10,7 @@ import com.example.crawl.egress.api.ProxyCredentials;
 import com.example.crawl.egress.lease.Acquisition;
 import com.example.crawl.egress.lease.Candidate;
 import com.example.crawl.egress.lease.LeaseAsk;
+import com.example.crawl.egress.lease.LeaseIds;
 import com.example.crawl.egress.lease.LeaseService;
 import com.example.crawl.egress.lease.LeaseService.Placement;
 import com.example.crawl.egress.lease.LeaseStore;
@@ -96,6 +97,16 @@ class LeaderForwardingTest {
         @Override
         public Map<String, Integer> activeCounts() {
             return Map.of("crawl/eu", 7);
+        }
+
+        @Override
+        public Map<String, Integer> activeByClient() {
+            return Map.of();
+        }
+
+        @Override
+        public Optional<LeaseIds.Claims> claims(String id) {
+            return Optional.empty();
         }
 
         @Override

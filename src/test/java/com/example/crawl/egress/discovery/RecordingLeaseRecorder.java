@@ -31,12 +31,20 @@ final class RecordingLeaseRecorder implements LeaseRecorder, ServedRecorder {
     }
 
     @Override
-    public void acquired(Acquisition outcome) {
-        calls.add(switch (outcome) {
+    public void acquired(String client, Acquisition outcome) {
+        String by = client.equals(LeaseRecorder.ADMIN) ? "" : client + " ";
+        calls.add(by + switch (outcome) {
             case Acquisition.Granted g -> "granted " + g.proxy().key();
             case Acquisition.NoMatch n -> "no_match " + n.considered();
             case Acquisition.SessionUnavailable s -> "session_unavailable " + s.reason();
+            case Acquisition.OverQuota q -> "quota_exceeded " + q.active();
+            case Acquisition.OverShare o -> "over_share " + o.active() + "/" + o.share();
         });
+    }
+
+    @Override
+    public void refused(String client, Refusal refusal) {
+        calls.add(client + " " + refusal.name().toLowerCase(java.util.Locale.ROOT));
     }
 
     @Override

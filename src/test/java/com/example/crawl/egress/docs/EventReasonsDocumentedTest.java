@@ -2,6 +2,7 @@ package com.example.crawl.egress.docs;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import com.example.crawl.egress.client.ClientEventReason;
 import com.example.crawl.egress.pool.PoolEventReason;
 import com.example.crawl.egress.proxy.ProxyEventReason;
 import com.example.crawl.egress.replication.LeaseStateEventReason;
@@ -30,7 +31,8 @@ class EventReasonsDocumentedTest {
     @Test
     void shouldDocumentEveryEventReasonWithItsTypeAndAction() throws IOException {
         Map<String, String> inCode = new TreeMap<>();
-        Stream.<EventReason[]>of(ProxyEventReason.values(), PoolEventReason.values(), LeaseStateEventReason.values())
+        Stream.<EventReason[]>of(ProxyEventReason.values(), PoolEventReason.values(), LeaseStateEventReason.values(),
+                ClientEventReason.values())
                 .flatMap(Stream::of).forEach(r -> inCode.put(r.name(), r.type() + " " + r.action()));
 
         assertEquals(inCode, documented(Files.readString(PAGE)), "the Event reasons of " + PAGE);

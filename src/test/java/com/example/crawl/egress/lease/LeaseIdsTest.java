@@ -45,6 +45,25 @@ class LeaseIdsTest {
     }
 
     @Test
+    void shouldCarryTheClientItWasGrantedToAndKeepTheAdminsIdsAsBefore() {
+        LeaseIds.Claims client = new LeaseIds.Claims(3, "crawl/p", Optional.of("shop.example"), END, "crawl/p",
+                Optional.of("nightly-prices"));
+        assertEquals(Optional.of(client), ids.verify(ids.issue(client)), "the identity is the proxy's");
+        LeaseIds.Claims addressed = new LeaseIds.Claims(3, "crawl/p", Optional.empty(), END, "198.51.100.7",
+                Optional.of("c"));
+        assertEquals(Optional.of(addressed), ids.verify(ids.issue(addressed)));
+        LeaseIds.Claims admin = new LeaseIds.Claims(3, "crawl/p", Optional.of("shop.example"), END);
+        String adminId = ids.issue(admin);
+        assertEquals(1, java.util.Base64.getUrlDecoder().decode(adminId)[0], "the admin's ids keep the first format");
+        assertTrue(ids.verify(adminId).orElseThrow().grantedTo(Optional.empty()));
+        String clientId = ids.issue(client);
+        byte[] bytes = java.util.Base64.getUrlDecoder().decode(clientId);
+        bytes[0] = 1; // the same bytes passed off as an admin's id
+        assertEquals(Optional.empty(), ids.verify(java.util.Base64.getUrlEncoder().withoutPadding().encodeToString(bytes)),
+                "the tag covers the format byte: a client's id is never taken for the admin's");
+    }
+
+    @Test
     void shouldIssueADifferentIdEachTime() {
         LeaseIds.Claims claims = new LeaseIds.Claims(1, "crawl/p", Optional.empty(), END);
         assertNotEquals(ids.issue(claims), ids.issue(claims));

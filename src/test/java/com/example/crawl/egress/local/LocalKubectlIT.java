@@ -106,6 +106,39 @@ class LocalKubectlIT {
         assertEquals(0, kubectl("delete", "tp", "shop-example").exit());
     }
 
+    /** The README's walkthrough: a client Secret made and labelled with kubectl, then used and deleted. */
+    @Test
+    void shouldMakeUseAndRevokeADiscoveryClientAsTheReadmeDoes() throws Exception {
+        String token = "readme-walkthrough-0123456789abcdef0123456789";
+        // As the README has it (kubectl create secret sends protobuf, which the embedded API does not read).
+        Run apply = kubectlWithInput("""
+                apiVersion: v1
+                kind: Secret
+                metadata:
+                  name: eu-crawler
+                  labels: {crawl.example.com/discovery-client: "true"}
+                stringData: {token: %s, namespaces: default, selector: '{"region":"eu-west"}', maxLeases: "2"}
+                """.formatted(token), "apply", "-f", "-");
+        assertEquals(0, apply.exit(), apply.out());
+        op.await(() -> callStatus(token, "GET", "/v1/proxies", null) == 200, "the labelled Secret a client");
+        LocalOperator.Reply listed = op.call(token, "GET", "/v1/proxies", null);
+        List<String> names = new ArrayList<>();
+        listed.body().get("proxies").forEach(p -> names.add(p.get("name").asString()));
+        assertEquals(List.of("local-eu"), names, "its scope: the eu-west sample");
+        LocalOperator.Reply outside = op.call(token, "POST", "/v1/leases", "{\"selector\":{\"region\":\"us-east\"}}");
+        assertEquals(403, outside.status(), String.valueOf(outside.body()));
+        assertEquals(0, kubectl("delete", "secret", "eu-crawler").exit());
+        op.await(() -> callStatus(token, "GET", "/v1/proxies", null) == 401, "the deleted client refused");
+    }
+
+    private static int callStatus(String token, String method, String path, String body) {
+        try {
+            return op.call(token, method, path, body).status();
+        } catch (Exception e) {
+            return -1;
+        }
+    }
+
     @Test
     void shouldRefuseAnUnknownFieldAndStoreNothing() throws IOException {
         Path sample = sample("bad-field", "  colour: blue\n");
@@ -260,10 +293,18 @@ class LocalKubectlIT {
 
     /** Runs kubectl to the end (bounded); its exit code and its output, stderr included. */
     private static Run kubectl(String... args) {
+        return kubectlWithInput("", args);
+    }
+
+    /** As {@link #kubectl}, with {@code input} on its standard input. */
+    private static Run kubectlWithInput(String input, String... args) {
         try {
             List<String> bounded = new ArrayList<>(List.of("--request-timeout=20s"));
             bounded.addAll(List.of(args));
             Process p = start(bounded.toArray(String[]::new));
+            try (var in = p.getOutputStream()) {
+                in.write(input.getBytes(StandardCharsets.UTF_8));
+            }
             String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
             if (!p.waitFor(30, TimeUnit.SECONDS)) {
                 p.destroyForcibly();

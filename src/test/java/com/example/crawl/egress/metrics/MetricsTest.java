@@ -12,8 +12,11 @@ import com.example.crawl.egress.cache.ProxyKey;
 import com.example.crawl.egress.gc.GcRecorder;
 import com.example.crawl.egress.health.FailureReason;
 import com.example.crawl.egress.health.ProbeResult;
+import com.example.crawl.egress.discovery.LeaseRecorder;
 import com.example.crawl.egress.discovery.ProxyError;
 import com.example.crawl.egress.lease.Acquisition;
+import com.example.crawl.egress.lease.Candidate;
+import com.example.crawl.egress.lease.Lease;
 import com.example.crawl.egress.lease.LeaseStore;
 import com.example.crawl.egress.lease.ReportResult;
 import com.example.crawl.egress.providerhealth.TargetReading;
@@ -82,7 +85,7 @@ class MetricsTest {
     void shouldCountLeaseRequestsByOutcomeFromZero() {
         assertEquals(0.0, outcome(scrape(), "granted"));
 
-        metrics.leases().acquired(new Acquisition.NoMatch(2, 1, 1, 0));
+        metrics.leases().acquired("admin", new Acquisition.NoMatch(2, 1, 1, 0));
         metrics.leases().released();
         metrics.leases().reported(ReportResult.BANNED, LeaseStore.Reported.ACCEPTED);
         metrics.leases().reported(ReportResult.OK, LeaseStore.Reported.UNKNOWN_LEASE);
@@ -116,11 +119,11 @@ class MetricsTest {
         assertEquals(0.0, scrape().value("proxy_operator_lease_refusals_total", Map.of("reason", "paced", "policy", "none"))
                 .orElseThrow(), "every reason from zero");
 
-        metrics.leases().acquired(new Acquisition.NoMatch(0, 0, 0, 0));
-        metrics.leases().acquired(new Acquisition.NoMatch(3, 1, 2, 0));
-        metrics.leases().acquired(new Acquisition.NoMatch(4, 1, 0, 1, 2, 0, 0, "crawl/shops", Optional.empty()));
-        metrics.leases().acquired(new Acquisition.NoMatch(2, 0, 0, 0, 1, 1, 0, "crawl/shops", Optional.empty()));
-        metrics.leases().acquired(new Acquisition.NoMatch(3, 0, 0, 0, 1, 0, 2, "", Optional.empty()));
+        metrics.leases().acquired("admin", new Acquisition.NoMatch(0, 0, 0, 0));
+        metrics.leases().acquired("admin", new Acquisition.NoMatch(3, 1, 2, 0));
+        metrics.leases().acquired("admin", new Acquisition.NoMatch(4, 1, 0, 1, 2, 0, 0, "crawl/shops", Optional.empty()));
+        metrics.leases().acquired("admin", new Acquisition.NoMatch(2, 0, 0, 0, 1, 1, 0, "crawl/shops", Optional.empty()));
+        metrics.leases().acquired("admin", new Acquisition.NoMatch(3, 0, 0, 0, 1, 0, 2, "", Optional.empty()));
 
         Exposition page = scrape();
         assertEquals(1.0, refusals(page, "no_proxy", "none"), "nothing matched");
@@ -131,12 +134,45 @@ class MetricsTest {
     }
 
     @Test
+    void shouldCountEachClientsGrantsRefusalsAndQuotaHitsAndShowItsLeases() {
+        Candidate proxy = new Candidate("crawl", "a", Map.of(), true, 1L, 2);
+        Lease lease = new Lease("id", "crawl", "a", Optional.empty(), Instant.EPOCH);
+        metrics.leases().acquired("nightly", new Acquisition.Granted(lease, proxy));
+        metrics.leases().acquired("nightly", new Acquisition.Granted(lease, proxy));
+        metrics.leases().acquired("admin", new Acquisition.Granted(lease, proxy));
+        metrics.leases().acquired("nightly", new Acquisition.OverQuota("nightly", 2, 2, Duration.ofSeconds(5)));
+        metrics.leases().acquired("nightly", new Acquisition.OverShare("nightly", 2, 1, Duration.ofSeconds(1)));
+        metrics.leases().refused("nightly", LeaseRecorder.Refusal.LEASE_RATE);
+        metrics.leases().refused("lister", LeaseRecorder.Refusal.FORBIDDEN);
+        metrics.readClientLeases(() -> Map.of("nightly", 2, "lister", 0));
+
+        Exposition page = scrape();
+        assertEquals(2.0, page.value("proxy_operator_client_leases_granted_total", Map.of("client", "nightly")).orElseThrow());
+        assertEquals(1.0, page.value("proxy_operator_client_leases_granted_total", Map.of("client", "admin")).orElseThrow());
+        assertEquals(2.0, page.value("proxy_operator_client_lease_refusals_total",
+                Map.of("client", "nightly", "reason", "quota_exceeded")).orElseThrow(), "maxLeases and the rate alike");
+        assertEquals(1.0, page.value("proxy_operator_client_lease_refusals_total",
+                Map.of("client", "nightly", "reason", "over_share")).orElseThrow());
+        assertEquals(1.0, page.value("proxy_operator_client_lease_refusals_total",
+                Map.of("client", "lister", "reason", "forbidden")).orElseThrow());
+        assertEquals(1.0, page.value("proxy_operator_client_quota_hits_total",
+                Map.of("client", "nightly", "quota", "max_leases")).orElseThrow());
+        assertEquals(1.0, page.value("proxy_operator_client_quota_hits_total",
+                Map.of("client", "nightly", "quota", "lease_rate")).orElseThrow());
+        assertEquals(2.0, page.value("proxy_operator_client_leases_active", Map.of("client", "nightly")).orElseThrow());
+        assertEquals(0.0, page.value("proxy_operator_client_leases_active", Map.of("client", "lister")).orElseThrow());
+        assertEquals(3.0, outcome(page, "granted"));
+        assertEquals(2.0, outcome(page, "quota_exceeded"));
+        assertEquals(1.0, outcome(page, "forbidden"));
+    }
+
+    @Test
     void shouldCountAStrictSessionsRefusalUnderSessionAndItsOwnOutcome() {
         assertEquals(0.0, refusals(scrape(), "session", "none"), "from zero");
 
-        metrics.leases().acquired(new Acquisition.SessionUnavailable("crawl/a", Acquisition.Reason.IN_COOLDOWN, "",
+        metrics.leases().acquired("admin", new Acquisition.SessionUnavailable("crawl/a", Acquisition.Reason.IN_COOLDOWN, "",
                 Optional.of(Duration.ofMinutes(1))));
-        metrics.leases().acquired(new Acquisition.SessionUnavailable("crawl/a", Acquisition.Reason.PACED, "crawl/shops",
+        metrics.leases().acquired("admin", new Acquisition.SessionUnavailable("crawl/a", Acquisition.Reason.PACED, "crawl/shops",
                 Optional.empty()));
 
         Exposition page = scrape();

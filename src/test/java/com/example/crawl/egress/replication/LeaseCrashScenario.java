@@ -388,6 +388,8 @@ final class LeaseCrashScenario implements Scenario<LeaseCrashScenario.ServiceKey
                     run.count("acquires without a match", 1);
                 }
                 case Acquisition.SessionUnavailable refused -> throw new AssertionError("no session was asked");
+                case Acquisition.OverQuota over -> throw new AssertionError("no client asked");
+                case Acquisition.OverShare over -> throw new AssertionError("no client asked");
             }
         } catch (LeaseService.Unavailable e) {
             unavailable(asked);

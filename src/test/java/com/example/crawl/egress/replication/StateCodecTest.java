@@ -25,7 +25,9 @@ class StateCodecTest {
     void shouldReadBackEverythingItWrites() {
         LeaseState state = new LeaseState(7,
                 List.of(new LeaseState.HeldLease("d1", "crawl/a", "198.51.100.7", Optional.of("shop.test"), AT.plusSeconds(300)),
-                        new LeaseState.HeldLease("d2", "crawl/b", Optional.empty(), AT.plusSeconds(60))),
+                        new LeaseState.HeldLease("d2", "crawl/b", Optional.empty(), AT.plusSeconds(60)),
+                        new LeaseState.HeldLease("d4", "crawl/b", "crawl/b", Optional.empty(), AT.plusSeconds(90),
+                                Optional.of("nightly-prices"))),
                 List.of(new LeaseState.CooldownEnd("198.51.100.7", "shop.test", AT.plusSeconds(1200), Duration.ofMinutes(20),
                                 ReportResult.BANNED),
                         new LeaseState.CooldownEnd("crawl/b", "", AT.plusSeconds(60), Duration.ZERO, ReportResult.RATE_LIMITED)),
@@ -34,7 +36,8 @@ class StateCodecTest {
                 List.of(new LeaseState.Suspect("crawl/c", AT.minusSeconds(5))),
                 List.of(new LeaseState.TargetTime("crawl/b", "crawl/shop policy", AT.plusSeconds(2))),
                 List.of(new LeaseState.SessionEnd("cart-7f3a", "crawl/b", AT.plusSeconds(600)),
-                        new LeaseState.SessionEnd("x".repeat(128), "crawl/d", AT.plusSeconds(30))));
+                        new LeaseState.SessionEnd("x".repeat(128), "crawl/d", AT.plusSeconds(30)),
+                        new LeaseState.SessionEnd("nightly-prices/cart-7f3a", "crawl/a", AT.plusSeconds(40))));
 
         assertEquals(state, StateCodec.decode(StateCodec.encode(state), StateSecrets.FORMAT, 7));
     }
