@@ -28,7 +28,8 @@ import java.util.Set;
  * <li>providerhealths (cluster-scoped) and their status: the provider-health monitor reads its
  *     object (get), creates it, writes its status, lists its own to delete those of providers no
  *     longer configured.
- * <li>secrets: informers over labelled cloud-init and credentials Secrets (list, watch); credentials
+ * <li>secrets: informers over labelled cloud-init, credentials and discovery-client Secrets (list,
+ *     watch; the clients' in one namespace); credentials
  *     Secrets created and read back after a 409 (create, get) and deleted with their Proxy; the
  *     kubernetes provider's password-file Secrets (create, get and update to take one over after a
  *     409, delete); the orphan sweep (list, delete); the lease service's state and key Secrets in

@@ -37,12 +37,17 @@ import java.util.concurrent.locks.LockSupport;
  *     and the achieved counts are printed.
  * </ul>
  * With several ports (comma-separated) connection i goes to port i mod their number, as a Service
- * spreads clients over replicas.
+ * spreads clients over replicas; with several tokens (comma-separated) connection i sends token i
+ * mod their number, as many clients would.
+ * <ul>
+ * <li>{@code wrong}: open loop, the N connections share {@code perSecond} {@code GET /v1/proxies}
+ *     with the token as given, each expected to be 401 (a client guessing tokens).
+ * </ul>
  *
  * <p>Usage: {@code LoadClient host port[,port...] token healthz|pairs connections seconds}, or
  * {@code LoadClient host port[,port...] token sites connections seconds sites}, or
  * {@code LoadClient host port[,port...] token steady connections seconds pairsPerSecond
- * bansPerSecond sites}
+ * bansPerSecond sites}, or {@code LoadClient host port token wrong connections seconds perSecond}
  */
 public final class LoadClient {
 
@@ -118,6 +123,19 @@ public final class LoadClient {
                 Double.toString(bansPerSecond), Integer.toString(sites)));
     }
 
+    /**
+     * Runs this client in a child JVM in {@code wrong} mode: {@code perSecond} lists a second with
+     * {@code token}, which the server must refuse; {@code first_*} are the 401s' latencies.
+     */
+    public static Process startWrongInChildJvm(int port, String token, int connections, int seconds, double perSecond)
+            throws IOException {
+        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java")
+                .toString(), "-cp", System.getProperty("java.class.path"), LoadClient.class.getName(), "127.0.0.1",
+                Integer.toString(port), token, "wrong", Integer.toString(connections), Integer.toString(seconds),
+                Double.toString(perSecond)));
+        return new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+    }
+
     private static Map<String, String> run(List<String> args) throws IOException, InterruptedException {
         List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java")
                 .toString(), "-cp", System.getProperty("java.class.path"), LoadClient.class.getName(), "127.0.0.1"));
@@ -144,7 +162,7 @@ public final class LoadClient {
     public static void main(String[] args) throws Exception {
         List<InetSocketAddress> servers = Arrays.stream(args[1].split(","))
                 .map(port -> new InetSocketAddress(args[0], Integer.parseInt(port))).toList();
-        String token = args[2];
+        String[] tokens = args[2].split(",");
         String mode = args[3];
         int connections = Integer.parseInt(args[4]);
         long seconds = Long.parseLong(args[5]);
@@ -152,6 +170,7 @@ public final class LoadClient {
                 Double.parseDouble(args[7]), Integer.parseInt(args[8]))) : Optional.empty();
         int banConnections = rates.map(Rates::banConnections).orElse(0);
         int sites = mode.equals("sites") ? Integer.parseInt(args[6]) : 0;
+        double wrongPerSecond = mode.equals("wrong") ? Double.parseDouble(args[6]) : 0;
         Histogram first = new Histogram(); // healthz, or acquire
         Histogram second = new Histogram(); // release
         Histogram reported = new Histogram(); // steady: the banned reports
@@ -165,11 +184,13 @@ public final class LoadClient {
             int index = i;
             InetSocketAddress server = servers.get(i % servers.size());
             Thread t = Thread.ofPlatform().name("load-", i).start(() -> {
-                try (Connection c = new Connection(server, token)) {
+                try (Connection c = new Connection(server, tokens[index % tokens.length])) {
                     ready.countDown();
                     go.await();
                     long end = window[1];
-                    if (rates.isEmpty()) {
+                    if (mode.equals("wrong")) {
+                        paced(window[0], end, index, connections, wrongPerSecond, () -> c.refused(first, errors));
+                    } else if (rates.isEmpty()) {
                         while (System.nanoTime() < end) {
                             if (mode.equals("pairs")) {
                                 c.pair(first, second, errors);
@@ -252,6 +273,7 @@ public final class LoadClient {
         private final InputStream in;
         private final byte[] healthz;
         private final byte[] acquire;
+        private final byte[] list;
         private final String auth;
 
         Connection(InetSocketAddress server, String token) throws IOException {
@@ -263,11 +285,19 @@ public final class LoadClient {
             auth = "Authorization: Bearer " + token + "\r\n";
             healthz = "GET /healthz HTTP/1.1\r\nHost: bench\r\n\r\n".getBytes(StandardCharsets.US_ASCII);
             acquire = post("/v1/leases", "{}");
+            list = ("GET /v1/proxies HTTP/1.1\r\nHost: bench\r\n" + auth + "\r\n").getBytes(StandardCharsets.US_ASCII);
         }
 
         void healthz(Histogram h, LongAdder errors) throws IOException {
             long start = System.nanoTime();
             call(healthz, 200, errors);
+            h.record(System.nanoTime() - start);
+        }
+
+        /** A list with a token that is not one: 401 expected. */
+        void refused(Histogram h, LongAdder errors) throws IOException {
+            long start = System.nanoTime();
+            call(list, 401, errors);
             h.record(System.nanoTime() - start);
         }
 

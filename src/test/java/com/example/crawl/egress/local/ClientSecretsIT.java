@@ -22,14 +22,16 @@ import tools.jackson.databind.JsonNode;
 /**
  * Discovery clients as a team makes them, against {@code --local} with its real Squids: a client
  * Secret created with the Kubernetes API lets its token list and lease its scope within a second,
- * and the proxy it is lent carries traffic; a malformed one grants nothing and gets an Event on the
- * Secret; a deleted one's token is refused within a second.
+ * and the proxy it is lent carries traffic; another client can neither see that proxy nor report
+ * or release that lease (404), and the grant is an audit line without token or id; a malformed
+ * Secret grants nothing and gets an Event; a deleted one's token is refused within a second.
  */
 class ClientSecretsIT {
 
     /** How soon a change to a client Secret must take effect. */
     private static final Duration EFFECT = Duration.ofSeconds(1);
     private static final String TOKEN = "eu-team-0123456789abcdef0123456789abcdef";
+    private static final String US_TOKEN = "us-team-0123456789abcdef0123456789abcdef";
     private static final String BAD_TOKEN = "bad-team-0123456789abcdef0123456789abcdef";
 
     @TempDir
@@ -73,6 +75,19 @@ class ClientSecretsIT {
             assertEquals("local-eu", lease.body().at("/proxy/name").asString());
             assertEquals(LocalTarget.GREETING, LocalModeIT.curl("-x", lease.body().at("/proxy/url").asString(),
                     "http://127.0.0.1:8091/"), "the lent proxy carries the client's traffic");
+            kube.resource(client(namespace, "us-team", Map.of("token", US_TOKEN, "namespaces", namespace,
+                    "selector", "{\"region\":\"us-east\"}"))).create();
+            within(op, () -> status(op, US_TOKEN) == 200, "a second client");
+            String id = lease.body().get("leaseId").asString();
+            LocalOperator.Reply theirs = op.call(US_TOKEN, "POST", "/v1/leases/" + id + "/report", "{\"result\":\"banned\"}");
+            assertEquals(404, theirs.status(), "another client's lease is unknown to it: " + theirs.body());
+            assertEquals(404, op.call(US_TOKEN, "DELETE", "/v1/leases/" + id, null).status());
+            assertEquals(List.of("local-us"), names(op.call(US_TOKEN, "GET", "/v1/proxies", null).body()));
+            op.await(() -> op.log().lines().anyMatch(l -> l.contains("\"msg\":\"Lease granted\"")
+                    && l.contains("\"client\":\"eu-team\"") && l.contains("\"proxy\":\"default/local-eu\"")
+                    && l.contains("\"target\":\"shop.test\"")), "the audit line of the grant");
+            assertTrue(op.log().lines().noneMatch(l -> l.contains(TOKEN) || l.contains(US_TOKEN) || l.contains(id)),
+                    "no token and no lease id in the log");
             LocalOperator.Reply over = op.call(TOKEN, "POST", "/v1/leases", "{}");
             assertEquals(429, over.status(), "maxLeases 1: " + over.body());
             assertEquals(403, op.call(TOKEN, "POST", "/v1/leases", "{\"selector\":{\"region\":\"us-east\"}}").status());
