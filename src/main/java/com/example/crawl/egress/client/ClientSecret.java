@@ -64,7 +64,7 @@ public final class ClientSecret {
         Map<String, String> data = data(secret);
         for (String key : data.keySet()) {
             if (!KEYS.contains(key)) {
-                throw new Refused("unknown key \"" + key + "\"; a client Secret has " + String.join(", ", KEYS.stream()
+                throw new Refused("unknown key \"" + echo(key) + "\"; a client Secret has " + String.join(", ", KEYS.stream()
                         .sorted().toList()));
             }
         }
@@ -115,6 +115,16 @@ public final class ClientSecret {
         return out;
     }
 
+    /**
+     * A value repeated in a refusal, which becomes an Event's note and a log line: at most 64
+     * characters, control characters shown as {@code ?}. (Never the token: no message repeats it.)
+     */
+    static String echo(String value) {
+        String cut = value.length() > 64 ? value.substring(0, 64) + "…" : value;
+        return cut.codePoints().map(c -> Character.isISOControl(c) ? '?' : c)
+                .collect(StringBuilder::new, StringBuilder::appendCodePoint, StringBuilder::append).toString();
+    }
+
     private static String required(Map<String, String> data, String key) throws Refused {
         String value = data.get(key);
         if (value == null || value.isEmpty()) {
@@ -132,10 +142,10 @@ public final class ClientSecret {
             String namespace = part.strip();
             if (!NAMESPACE.matcher(namespace).matches()) {
                 throw new Refused("namespaces must be \"*\" or namespace names separated by commas, and \""
-                        + namespace + "\" is not one");
+                        + echo(namespace) + "\" is not one");
             }
             if (!out.add(namespace)) {
-                throw new Refused("namespaces names \"" + namespace + "\" twice");
+                throw new Refused("namespaces names \"" + echo(namespace) + "\" twice");
             }
         }
         return Optional.of(out);
@@ -158,7 +168,8 @@ public final class ClientSecret {
         Map<String, String> out = new LinkedHashMap<>();
         for (Map.Entry<String, JsonNode> e : tree.properties()) {
             if (e.getKey().isEmpty() || !e.getValue().isString()) {
-                throw new Refused("selector's attribute \"" + e.getKey() + "\" must have a non-empty name and a string value");
+                throw new Refused("selector's attribute \"" + echo(e.getKey())
+                        + "\" must have a non-empty name and a string value");
             }
             out.put(e.getKey(), e.getValue().asString());
         }
@@ -197,6 +208,6 @@ public final class ClientSecret {
         } catch (NumberFormatException e) {
             // refused below
         }
-        throw new Refused(key + " must be a whole number from " + min + " to " + max + ", not \"" + value + "\"");
+        throw new Refused(key + " must be a whole number from " + min + " to " + max + ", not \"" + echo(value) + "\"");
     }
 }

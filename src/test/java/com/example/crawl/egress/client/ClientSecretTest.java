@@ -108,6 +108,9 @@ class ClientSecretTest {
             assertTrue(e.getMessage().contains(message), data + ": " + e.getMessage());
             assertFalse(e.getMessage().contains(TOKEN), "never the token: " + e.getMessage());
         });
+        ClientSecret.Refused lengthy = assertThrows(ClientSecret.Refused.class,
+                () -> parse(with("maxLeases", "9".repeat(10_000) + "\n")));
+        assertTrue(lengthy.getMessage().length() < 200, "a value is echoed cut short: " + lengthy.getMessage());
         ClientSecret.Refused admin = assertThrows(ClientSecret.Refused.class,
                 () -> ClientSecret.parse(secret("admin", with())));
         assertTrue(admin.getMessage().contains("the operator's own token's"), admin.getMessage());

@@ -12,6 +12,8 @@ import com.example.crawl.egress.api.KubernetesSpec;
 import com.example.crawl.egress.api.Phase;
 import com.example.crawl.egress.api.Proxy;
 import com.example.crawl.egress.api.ProxySpec;
+import com.example.crawl.egress.client.ClientRegistry;
+import com.example.crawl.egress.client.ClientSecret;
 import com.example.crawl.egress.config.OperatorConfig;
 import com.example.crawl.egress.discovery.DiscoveryServer;
 import com.example.crawl.egress.gc.OrphanSweeper;
@@ -77,6 +79,8 @@ class MetricsEndToEndIT {
 
     private static final String NS = "crawl";
     private static final String TOKEN = "metrics-it-token";
+    /** The token of the one discovery client, {@code it-client}: one lease at a time. */
+    private static final String CLIENT_TOKEN = "metrics-it-client-0123456789abcdef0123456789";
     private static final Duration WAIT = Duration.ofSeconds(30);
     private static final OperatorConfig.Reconcile FAST = new OperatorConfig.Reconcile(3, Duration.ofMillis(100),
             Duration.ofMillis(100), Duration.ofMillis(200), Duration.ofSeconds(30), Duration.ofMillis(50));
@@ -113,9 +117,13 @@ class MetricsEndToEndIT {
         up(loop);
         up(engine);
         LeaseStore leases = up(new LeaseStore(LEASES, Clock.systemUTC(), System::nanoTime));
+        ClientRegistry clients = new ClientRegistry(System::nanoTime);
+        clients.put(ClientSecret.parse(new SecretBuilder().withNewMetadata().withName("it-client").endMetadata()
+                .withStringData(Map.of("token", CLIENT_TOKEN, "namespaces", NS, "maxLeases", "1")).build()));
         discovery = up(new DiscoveryServer(new InetSocketAddress("127.0.0.1", 0), loop.informers::proxies,
-                loop.informers::credentials, leases, Optional.of(TOKEN),
+                loop.informers::credentials, leases, Optional.of(TOKEN), clients,
                 new DiscoveryServer.Instrumentation(metrics.leases(), metrics.discoveryRequests(), OpenTelemetry.noop())));
+        metrics.readClientLeases(() -> Map.of("it-client", leases.activeByClient().getOrDefault("it-client", 0)));
         metrics.readAtScrape(new Metrics.Sources(loop.informers::proxies, leases::counts, () -> true,
                 "egress-proxies-operator", List.of(Metrics.Controller.proxies(loop.queue::stats,
                         FAST.maxConcurrentReconciles()))));
@@ -229,6 +237,11 @@ class MetricsEndToEndIT {
     }
 
     private void useTheLeaseApi() throws Exception {
+        HttpResponse<String> clientLease = discovery(CLIENT_TOKEN, "POST", "/v1/leases", "{\"selector\":{\"pool\":\"it\"}}");
+        assertEquals(201, clientLease.statusCode(), clientLease.body());
+        assertEquals(429, discovery(CLIENT_TOKEN, "POST", "/v1/leases", "{}").statusCode(), "over its maxLeases");
+        String clientId = clientLease.body().replaceAll("(?s).*\"leaseId\":\"([A-Za-z0-9_-]+)\".*", "$1");
+        assertEquals(204, discovery(CLIENT_TOKEN, "DELETE", "/v1/leases/" + clientId, null).statusCode());
         HttpResponse<String> granted = discovery("POST", "/v1/leases", "{\"selector\":{\"pool\":\"it\"}}");
         assertEquals(201, granted.statusCode(), granted.body());
         String id = granted.body().replaceAll("(?s).*\"leaseId\":\"([A-Za-z0-9_-]+)\".*", "$1");
@@ -264,9 +277,13 @@ class MetricsEndToEndIT {
     }
 
     private HttpResponse<String> discovery(String method, String path, String body) throws Exception {
+        return discovery(TOKEN, method, path, body);
+    }
+
+    private HttpResponse<String> discovery(String token, String method, String path, String body) throws Exception {
         try (HttpClient http = HttpClient.newHttpClient()) {
             HttpRequest.Builder request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:"
-                    + discovery.address().getPort() + path)).header("Authorization", "Bearer " + TOKEN);
+                    + discovery.address().getPort() + path)).header("Authorization", "Bearer " + token);
             request.method(method, body == null ? HttpRequest.BodyPublishers.noBody()
                     : HttpRequest.BodyPublishers.ofString(body));
             return http.send(request.build(), HttpResponse.BodyHandlers.ofString());
