@@ -77,9 +77,9 @@ final class AcquireLeaseHandler implements HttpHandler {
         Optional<Scope> scope = client.map(Client::scope);
         ProxyCatalog.Snapshot snapshot = catalog.current();
         // Filtered here, outside the store's lock, so that the lock is held only for matching proxies.
-        List<Candidate> candidates = request.selector().isEmpty() && scope.isEmpty() ? snapshot.candidates()
-                : snapshot.candidates().stream().filter(c -> c.matches(request.selector()))
-                        .filter(c -> scope.map(s -> ListProxiesHandler.covers(s, c)).orElse(true)).toList();
+        List<Candidate> inScope = scope.map(snapshot::candidates).orElse(snapshot.candidates());
+        List<Candidate> candidates = request.selector().isEmpty() ? inScope
+                : inScope.stream().filter(c -> c.matches(request.selector())).toList();
         // A session's proxy is found in the snapshot's index, not by a scan of every candidate.
         Acquisition outcome = leases.acquire(candidates, key -> {
             ProxyView view = snapshot.byKey().get(key);

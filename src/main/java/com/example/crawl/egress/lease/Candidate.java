@@ -76,8 +76,18 @@ public record Candidate(
         return egressIP != null ? key : null;
     }
 
-    /** Whether every entry of {@code selector} is among the attributes (an empty selector matches all). */
+    /**
+     * Whether every entry of {@code selector} is among the attributes (an empty selector matches
+     * all). A lookup per entry: an {@code entrySet().containsAll} made a set of entries per call,
+     * which was a quarter of the CPU of a client's lease request, whose scope is matched against
+     * every candidate.
+     */
     public boolean matches(Map<String, String> selector) {
-        return attributes.entrySet().containsAll(selector.entrySet());
+        for (Map.Entry<String, String> e : selector.entrySet()) {
+            if (!e.getValue().equals(attributes.get(e.getKey()))) {
+                return false;
+            }
+        }
+        return true;
     }
 }

@@ -44,10 +44,11 @@ import org.slf4j.event.Level;
  *     enough not to refuse: the run measures what checking costs. Then the clients again while a
  *     second child JVM sends 1,000 requests a second with a wrong token from the same address.
  * <li><b>fairness</b>: a fleet of {@code contended} one-lease proxies and three clients in this
- *     JVM: {@code greedy} (weight 1, eight threads asking back to back, each retrying at once when
- *     refused), {@code calm} (weight 1, one thread, 50 ms after a refusal) and {@code heavy}
- *     (weight 2, likewise). Each holds a lease 100 ms. The store's leases per client are sampled
- *     every 10 ms; the averages are each client's share.
+ *     JVM, each thread holding at most one lease: {@code greedy} (weight 1, twice as many threads
+ *     as proxies, each asking again at once when refused), {@code calm} (weight 1, half as many,
+ *     50 ms after a refusal) and {@code heavy} (weight 2, as many as proxies, likewise): twice and
+ *     a half the fleet's capacity is asked for. Each holds a lease 100 ms. The store's leases per
+ *     client are sampled every 10 ms; the averages are each client's share.
  * </ul>
  *
  * <p>Usage: {@code ClientLeasingBenchmark [proxies=1000] [clients=50] [seconds=20] [warmupSeconds=5]
@@ -154,9 +155,11 @@ public final class ClientLeasingBenchmark {
         ClientRegistry registry = new ClientRegistry(System::nanoTime);
         record Contender(String name, String token, int weight, int threads, Duration backoff) { }
         List<Contender> contenders = List.of(
-                new Contender("greedy", "fair-greedy-0123456789abcdef0123456789abcdef", 1, 8, Duration.ZERO),
-                new Contender("calm", "fair-calm-0123456789abcdef0123456789abcdef01", 1, 1, Duration.ofMillis(50)),
-                new Contender("heavy", "fair-heavy-0123456789abcdef0123456789abcdef0", 2, 1, Duration.ofMillis(50)));
+                new Contender("greedy", "fair-greedy-0123456789abcdef0123456789abcdef", 1, 2 * capacity, Duration.ZERO),
+                new Contender("calm", "fair-calm-0123456789abcdef0123456789abcdef01", 1, capacity / 2,
+                        Duration.ofMillis(50)),
+                new Contender("heavy", "fair-heavy-0123456789abcdef0123456789abcdef0", 2, capacity,
+                        Duration.ofMillis(50)));
         for (Contender c : contenders) {
             register(registry, c.name(), Map.of("token", c.token(), "namespaces", "crawl", "weight",
                     Integer.toString(c.weight())));
