@@ -10,10 +10,14 @@ import com.example.crawl.egress.tracing.ActiveSpan;
 import io.opentelemetry.api.trace.Tracer;
 import java.time.Clock;
 import java.time.Instant;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.function.BooleanSupplier;
+import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -57,6 +61,13 @@ final class Sweep {
     private final Clock clock;
     private final GcRecorder recorder;
     private final Tracer tracer;
+    /**
+     * Per provider, the orphans a pass deleted that the provider may still list for a while (a VM
+     * being deleted, a pod terminating): a later pass asks again, which is harmless, but counts and
+     * logs each orphan once. Forgets an instance once the provider no longer lists it. Touched by
+     * one pass at a time.
+     */
+    private final Map<String, Set<String>> deleted = new HashMap<>();
 
     Sweep(ProviderRegistry providers, Cluster cluster, OrphanRule rule, Clock clock, GcRecorder recorder,
             Tracer tracer) {
@@ -141,6 +152,8 @@ final class Sweep {
                 failures++;
                 return;
             }
+            Set<String> deletedBefore = deleted.computeIfAbsent(name, n -> new HashSet<>());
+            deletedBefore.retainAll(listed.stream().map(Instance::providerID).collect(Collectors.toSet()));
             for (Instance instance : listed) {
                 Verdict verdict = rule.judge(instance.ownerUid(), instance.createdAt(), live, listedAt);
                 if (verdict != Verdict.ORPHAN) {
@@ -150,7 +163,7 @@ final class Sweep {
                 } else if (stop()) {
                     return;
                 } else {
-                    delete(name, provider, instance);
+                    delete(name, provider, instance, deletedBefore);
                 }
             }
         }
@@ -183,7 +196,7 @@ final class Sweep {
             }
         }
 
-        private void delete(String name, Provider provider, Instance instance) {
+        private void delete(String name, Provider provider, Instance instance, Set<String> deletedBefore) {
             try {
                 provider.delete(instance.providerID());
             } catch (ProviderException | RuntimeException e) {
@@ -193,6 +206,11 @@ final class Sweep {
                         .addKeyValue("error", p.getMessage())
                         .log("Cannot delete orphaned instance; retrying at the next orphan sweep");
                 failures++;
+                return;
+            }
+            if (!deletedBefore.add(instance.providerID())) {
+                LOG.atDebug().addKeyValue("provider", name).addKeyValue("providerID", instance.providerID())
+                        .log("Deleted an orphaned instance again: the provider still lists it");
                 return;
             }
             instancesDeleted++;

@@ -77,6 +77,21 @@ class SweepTest {
     }
 
     @Test
+    void shouldCountAnOrphanOnceWhileTheProviderStillListsItAfterItsDelete() {
+        a.seed(instance("orphan", GONE, old()));
+
+        Sweep.Result first = sweep.run(() -> false);
+        Sweep.Result again = sweep.run(() -> false);
+
+        assertEquals(1, first.instancesDeleted());
+        assertEquals(new Sweep.Result(GcRecorder.COMPLETED, 0, 0, 0), again,
+                "the fake lists a deleted instance as Terminated, as a VM being deleted is listed: asked again, not counted");
+        assertEquals(2, a.calls(Op.DELETE), "asking again is harmless, and covers a delete that did not take");
+        assertEquals(List.of("instance:a", "sweep:completed", "sweep:completed"), recorder.reports());
+        assertEquals(1, log.lines("Deleted orphaned instance", line -> true).size());
+    }
+
+    @Test
     void shouldKeepAnInstanceWithoutOwnerLabel() {
         assertKeptAlone(instance("kept", null, old()), "NoOwner");
     }
