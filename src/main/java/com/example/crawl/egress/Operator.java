@@ -12,6 +12,7 @@ import com.example.crawl.egress.client.ClientSecrets;
 import com.example.crawl.egress.clock.NanoClock;
 import com.example.crawl.egress.config.ConfigException;
 import com.example.crawl.egress.config.OperatorConfig;
+import com.example.crawl.egress.discovery.ClientRevocation;
 import com.example.crawl.egress.discovery.DiscoveryServer;
 import com.example.crawl.egress.events.EventRecorder;
 import com.example.crawl.egress.gc.OrphanSweeper;
@@ -152,9 +153,11 @@ final class Operator {
                     a -> new HealthEndpoints(a, () -> clientSecrets.hasSynced() && ready(informers, pools,
                             policyInformer, leases, election, proxyWorkers, poolWorkers, policyWorkers)))).start();
         }
+        ClientRevocation revocation = shutdown.register(LISTENERS, new ClientRevocation(clients, leases,
+                clientSecrets::hasSynced));
         DiscoveryServer discovery = shutdown.register(LISTENERS, StartException.listening("discovery-address",
                 config.endpoints().discovery(), a -> new DiscoveryServer(a, informers::proxies, informers::credentials,
-                        leases, Optional.of(config.discovery().token()).filter(t -> !t.isEmpty()), clients,
+                        informers::leaseScoped, leases, Optional.of(config.discovery().token()).filter(t -> !t.isEmpty()), clients,
                         new DiscoveryServer.Instrumentation(metrics.leases(), metrics.discoveryRequests(),
                                 telemetry.openTelemetry()))));
         metrics.readClientLeases(() -> {
@@ -185,6 +188,7 @@ final class Operator {
         store.start();
         leases.start();
         discovery.start();
+        revocation.start();
         election.start();
         LoggerFactory.getLogger(Main.class).atInfo() // the JVM's uptime, so that a slow start shows in the log
                 .addKeyValue("startupMillis", ManagementFactory.getRuntimeMXBean().getUptime()).log("Operator started");

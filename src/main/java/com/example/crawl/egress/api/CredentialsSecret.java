@@ -25,6 +25,14 @@ import java.util.function.BiFunction;
 public final class CredentialsSecret {
 
     public static final String TYPE = "kubernetes.io/basic-auth";
+    /**
+     * Set on every Secret this operator generates since its proxies take lease credentials
+     * ({@link LeaseCredentials}): an instance is made from its Proxy's Secret, so a Proxy whose
+     * Secret carries it runs a Squid that takes them. An instance made before (from a Secret
+     * without it) is lent with the Secret's credentials until the Secret is rotated.
+     */
+    public static final String LEASE_CREDENTIALS_ANNOTATION = "crawl.example.com/lease-credentials";
+    static final String LEASE_CREDENTIALS_VERSION = "v1";
     /** Appended to the Proxy's name. */
     static final String SUFFIX = "-proxy-auth";
     private static final int MAX_NAME = 253;
@@ -58,6 +66,7 @@ public final class CredentialsSecret {
                     .withNamespace(owner.getMetadata().getNamespace())
                     .withName(name(owner.getMetadata().getName()))
                     .withLabels(Map.of(Proxy.CREDENTIALS_SECRET_LABEL, "true"))
+                    .withAnnotations(Map.of(LEASE_CREDENTIALS_ANNOTATION, LEASE_CREDENTIALS_VERSION))
                     .withOwnerReferences(ref)
                 .endMetadata()
                 .withType(TYPE)
@@ -101,6 +110,23 @@ public final class CredentialsSecret {
         } catch (Invalid e) {
             return Optional.empty();
         }
+    }
+
+    /**
+     * Whether a lease of {@code proxy} is lent with lease credentials rather than the proxy's own:
+     * a Managed Proxy whose own Secret carries {@link #LEASE_CREDENTIALS_ANNOTATION}. An External
+     * proxy's Squid is not the operator's, so it never is.
+     */
+    public static boolean leaseScoped(Proxy proxy, BiFunction<String, String, Optional<Secret>> secrets) {
+        ProxySpec spec = proxy.getSpec();
+        if (spec == null || spec.mode() != ProxySpec.Mode.Managed) {
+            return false;
+        }
+        return secrets.apply(proxy.getMetadata().getNamespace(), name(proxy.getMetadata().getName()))
+                .filter(s -> ownedBy(s, proxy.getMetadata().getUid()))
+                .map(s -> s.getMetadata().getAnnotations())
+                .map(a -> LEASE_CREDENTIALS_VERSION.equals(a.get(LEASE_CREDENTIALS_ANNOTATION)))
+                .orElse(false);
     }
 
     /** Whether {@code secret} names the Proxy with {@code uid} as its controller. */

@@ -215,6 +215,11 @@ public final class ProxyInformers implements AutoCloseable {
         return CredentialsSecret.find(proxy, this::credentialsSecret);
     }
 
+    /** Whether {@code proxy} is lent with lease credentials ({@link CredentialsSecret#leaseScoped}). Never blocks. */
+    public boolean leaseScoped(Proxy proxy) {
+        return CredentialsSecret.leaseScoped(proxy, this::credentialsSecret);
+    }
+
     /**
      * Every cached Proxy, as an immutable list that stays the same object until the cache changes
      * ({@link ListedItemStore}); the health engine and discovery list from here.

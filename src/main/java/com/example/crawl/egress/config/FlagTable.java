@@ -103,6 +103,10 @@ final class FlagTable {
                         + "(comma-separated, e.g. 10.96.0.0/12,10.244.0.0/16)")
                 .define("egress-connect-ports", "443", "ports a proxy lets CONNECT reach (comma-separated; ranges such as "
                         + "8443-8450)")
+                .define("lease-list-url", "", "discovery URL the operator's Squid pods (and local mode's Squids) "
+                        + "ask which leases still run, so that a lease's credentials end soon after an early "
+                        + "release (default: http://egress-proxies-discovery.$POD_NAMESPACE.svc:<discovery port>; "
+                        + "with --local, the discovery address; without either, credentials end at expiry only)")
                 .define("default-probe-url", "http://connectivitycheck.gstatic.com/generate_204",
                         "URL probed through each proxy when its healthCheck.url is unset")
                 .define("egress-echo-url", "", "URL fetched through each proxy after a successful probe to learn the "

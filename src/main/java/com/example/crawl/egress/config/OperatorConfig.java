@@ -10,6 +10,7 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.regex.Pattern;
@@ -235,13 +236,25 @@ public record OperatorConfig(
      *
      * @param deniedCidrs  extra destination ranges to refuse (validated literals)
      * @param connectPorts ports and {@code low-high} ranges {@code CONNECT} may reach
+     * @param leaseLists   where proxies that can reach the operator ask for their lease lists:
+     *                     {@code --lease-list-url}, else the base manifests' discovery Service in
+     *                     {@code $POD_NAMESPACE}, else (local mode) the discovery address
      */
-    public record Egress(List<String> deniedCidrs, List<String> connectPorts) {
+    public record Egress(List<String> deniedCidrs, List<String> connectPorts, Optional<URI> leaseLists) {
         public Egress {
             deniedCidrs = List.copyOf(deniedCidrs);
             connectPorts = List.copyOf(connectPorts);
+            Objects.requireNonNull(leaseLists, "leaseLists");
+        }
+
+        /** Rules without lease lists. */
+        public Egress(List<String> deniedCidrs, List<String> connectPorts) {
+            this(deniedCidrs, connectPorts, Optional.empty());
         }
     }
+
+    /** The discovery Service of {@code deploy/base}, which the operator's Squid pods ask for their lease lists. */
+    static final String DISCOVERY_SERVICE = "egress-proxies-discovery";
 
     /**
      * Health probing defaults and limits.
@@ -323,7 +336,7 @@ public record OperatorConfig(
                 leases(f),
                 replication(f, env, local),
                 discovery(f, env, local),
-                new Egress(f.cidrs("egress-deny-cidrs"), f.ports("egress-connect-ports")),
+                new Egress(f.cidrs("egress-deny-cidrs"), f.ports("egress-connect-ports"), leaseLists(f, env, local)),
                 probes(f, local),
                 logging(f),
                 OtelVariables.parse(env));
@@ -468,6 +481,23 @@ public record OperatorConfig(
                     "must not be shorter than --lease-commit-interval (" + f.string("lease-commit-interval") + ")");
         }
         return new Replication(advertiseUrl(f, env, local), commit, snapshot, REPORT_DEADLINE);
+    }
+
+    private static Optional<URI> leaseLists(Flags f, Map<String, String> env, boolean local) throws ConfigException {
+        if (!f.string("lease-list-url").isEmpty()) {
+            return Optional.of(f.httpUrl("lease-list-url"));
+        }
+        InetSocketAddress discovery = address(f, "discovery-address", local);
+        String namespace = env.getOrDefault(POD_NAMESPACE_ENV, "");
+        if (!local && !namespace.isEmpty()) {
+            return Optional.of(URI.create("http://" + DISCOVERY_SERVICE + "." + namespace + ".svc:" + discovery.getPort()));
+        }
+        String host = discovery.getHostString();
+        if (!local || host.isEmpty() || host.equals("0.0.0.0") || host.equals("::") || host.equals("[::]")) {
+            return Optional.empty();
+        }
+        String literal = host.contains(":") && !host.startsWith("[") ? "[" + host + "]" : host;
+        return Optional.of(URI.create("http://" + literal + ":" + discovery.getPort()));
     }
 
     private static Optional<URI> advertiseUrl(Flags f, Map<String, String> env, boolean local) throws ConfigException {

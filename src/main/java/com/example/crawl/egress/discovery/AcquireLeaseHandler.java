@@ -1,6 +1,7 @@
 package com.example.crawl.egress.discovery;
 
 import com.example.crawl.egress.api.CredentialsSecret;
+import com.example.crawl.egress.api.LeaseCredentials;
 import com.example.crawl.egress.client.Client;
 import com.example.crawl.egress.client.ClientRegistry;
 import com.example.crawl.egress.client.Scope;
@@ -23,6 +24,7 @@ import java.time.temporal.ChronoUnit;
 import java.util.List;
 import java.util.Optional;
 import java.util.function.Function;
+import java.util.function.Predicate;
 import tools.jackson.databind.node.ObjectNode;
 
 /**
@@ -44,7 +46,10 @@ import tools.jackson.databind.node.ObjectNode;
  * {@code Retry-After}. Every grant and every refusal that reached this far is one INFO line of
  * the audit log: client, proxy, target, and why not.
  *
- * <p>The 201 is the one answer that carries the proxy's credentials. A proxy that demands
+ * <p>The 201 is the one answer that carries credentials: for a proxy whose instance takes them,
+ * credentials of this lease only ({@link LeaseCredentials}, {@code "credentials": "lease"}), which
+ * the proxy refuses once the lease has ended; for any other, the proxy's own
+ * ({@code "credentials": "proxy"}). A proxy that demands
  * credentials the cache does not hold at that moment (its Secret was just deleted to rotate them;
  * the proxy is about to be replaced) is not lent: the lease is released again and the client gets
  * 503 {@code credentials_unavailable}, which a retry resolves.
@@ -54,14 +59,17 @@ final class AcquireLeaseHandler implements HttpHandler {
     private final ProxyCatalog catalog;
     private final LeaseService leases;
     private final Function<Proxy, Optional<ProxyCredentials>> credentials;
+    private final Predicate<Proxy> leaseScoped;
     private final LeaseRecorder recorder;
     private final ClientRegistry clients;
 
     AcquireLeaseHandler(ProxyCatalog catalog, LeaseService leases,
-            Function<Proxy, Optional<ProxyCredentials>> credentials, LeaseRecorder recorder, ClientRegistry clients) {
+            Function<Proxy, Optional<ProxyCredentials>> credentials, Predicate<Proxy> leaseScoped,
+            LeaseRecorder recorder, ClientRegistry clients) {
         this.catalog = catalog;
         this.leases = leases;
         this.credentials = credentials;
+        this.leaseScoped = leaseScoped;
         this.recorder = recorder;
         this.clients = clients;
     }
@@ -168,8 +176,16 @@ final class AcquireLeaseHandler implements HttpHandler {
             throw new ApiException(ErrorCode.CREDENTIALS_UNAVAILABLE, "the credentials of proxy " + proxy.key()
                     + " are not available right now (being rotated?); retry");
         }
+        // Dated by the store's clock at the grant, as the proxy's lease lists are.
+        Optional<ProxyCredentials> lent = secret.isPresent() && leaseScoped.test(proxy.source())
+                ? Optional.of(LeaseCredentials.mint(secret.get(), LeaseIds.digest(lease.id()),
+                        lease.expiresAt().minus(request.ttl()), lease.expiresAt()))
+                : secret;
         ObjectNode body = JsonBodies.newObject().put("leaseId", lease.id());
-        body.set("proxy", proxy.toLeaseJson(secret));
+        body.set("proxy", proxy.toLeaseJson(lent));
+        if (secret.isPresent()) {
+            body.put("credentials", lent == secret ? "proxy" : "lease");
+        }
         body.put("target", lease.target().orElse(null))
                 .put("ttlSeconds", request.ttl().toSeconds())
                 .put("expiresAt", instant(lease.expiresAt()));

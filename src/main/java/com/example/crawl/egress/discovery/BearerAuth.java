@@ -12,7 +12,8 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * Bearer-token authentication for every route but {@code /healthz}: the request needs exactly one
+ * Bearer-token authentication for every route but {@code /healthz} and a proxy's lease list (which
+ * a proxy's own key authenticates, {@code LeaseListHandler}): the request needs exactly one
  * {@code Authorization: Bearer <token>} header (the scheme in any letter case, as RFC 7235 has it;
  * the token exactly), with the operator's own token (the admin, who may do everything) or a
  * client's ({@link ClientRegistry}), which the request then runs as ({@link #client}). Anything
@@ -59,7 +60,8 @@ final class BearerAuth extends Filter {
 
     @Override
     public void doFilter(HttpExchange exchange, Chain chain) throws IOException {
-        if (Route.isOpen(exchange.getRequestURI().getRawPath())) {
+        String path = exchange.getRequestURI().getRawPath();
+        if (Route.isOpen(path) || Route.authenticatesItself(path)) {
             chain.doFilter(exchange);
             return;
         }
@@ -110,6 +112,6 @@ final class BearerAuth extends Filter {
 
     @Override
     public String description() {
-        return "requires the admin's or a client's bearer token on every route but /healthz";
+        return "requires the admin's or a client's bearer token on every route but /healthz and a proxy's lease list";
     }
 }

@@ -19,6 +19,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Function;
+import java.util.function.Predicate;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -62,6 +63,8 @@ public final class DiscoveryServer implements AutoCloseable {
      * @param proxies  the Proxies to serve, read on every request (the informer cache)
      * @param credentials what each proxy demands, looked up for a lease answer (the informer cache);
      *                 must not block
+     * @param leaseScoped whether a proxy's instance takes lease credentials, so that a lease lends
+     *                 those rather than the proxy's own (the informer cache); must not block
      * @param leases   the lease service, which this server does not start or close
      * @param token    the admin's bearer token; empty serves without authentication (but for the
      *                 clients'), and says so in one WARN line
@@ -70,8 +73,8 @@ public final class DiscoveryServer implements AutoCloseable {
      * @throws IOException when the address cannot be resolved or bound
      */
     public DiscoveryServer(InetSocketAddress address, Supplier<? extends Collection<Proxy>> proxies,
-            Function<Proxy, Optional<ProxyCredentials>> credentials, LeaseService leases, Optional<String> token,
-            ClientRegistry clients, Instrumentation instrumentation) throws IOException {
+            Function<Proxy, Optional<ProxyCredentials>> credentials, Predicate<Proxy> leaseScoped, LeaseService leases,
+            Optional<String> token, ClientRegistry clients, Instrumentation instrumentation) throws IOException {
         InetSocketAddress bind = address.isUnresolved()
                 ? new InetSocketAddress(address.getHostString(), address.getPort())
                 : address;
@@ -86,10 +89,11 @@ public final class DiscoveryServer implements AutoCloseable {
         Map<Route, HttpHandler> handlers = Map.of(
                 Route.HEALTHZ, new HealthzHandler(),
                 Route.LIST_PROXIES, new ListProxiesHandler(catalog, leases),
-                Route.ACQUIRE_LEASE, new AcquireLeaseHandler(catalog, leases, credentials, instrumentation.leases(),
-                        clients),
+                Route.ACQUIRE_LEASE, new AcquireLeaseHandler(catalog, leases, credentials, leaseScoped,
+                        instrumentation.leases(), clients),
                 Route.RELEASE_LEASE, new ReleaseLeaseHandler(leases, instrumentation.leases()),
-                Route.REPORT_LEASE, new ReportLeaseHandler(leases, instrumentation.leases()));
+                Route.REPORT_LEASE, new ReportLeaseHandler(leases, instrumentation.leases()),
+                Route.LEASE_LIST, new LeaseListHandler(catalog, leases, credentials, leaseScoped));
         server = HttpServer.create(bind, BACKLOG);
         server.setExecutor(executor);
         HttpContext context = server.createContext("/", new Router(handlers));
@@ -99,6 +103,13 @@ public final class DiscoveryServer implements AutoCloseable {
         context.getFilters().add(new RequestLimits());
         context.getFilters().add(new BearerAuth(token, clients));
         context.getFilters().add(new LeaderForwarding(leases, forwarder));
+    }
+
+    /** A server that lends every proxy with its own credentials. */
+    public DiscoveryServer(InetSocketAddress address, Supplier<? extends Collection<Proxy>> proxies,
+            Function<Proxy, Optional<ProxyCredentials>> credentials, LeaseService leases, Optional<String> token,
+            ClientRegistry clients, Instrumentation instrumentation) throws IOException {
+        this(address, proxies, credentials, p -> false, leases, token, clients, instrumentation);
     }
 
     /** A server whose one token is the admin's: no client Secrets are read. */

@@ -32,7 +32,9 @@ final class LeaderForwarding extends Filter {
 
     /** Marks a call one replica passed on to another. */
     static final String FORWARDED = "X-Egress-Forwarded";
-    private static final Set<Route> LEASE_CALLS = Set.of(Route.ACQUIRE_LEASE, Route.RELEASE_LEASE, Route.REPORT_LEASE);
+    /** The calls the lease service answers; a lease list too, so that it is dated by the clock that mints. */
+    private static final Set<Route> LEASE_CALLS = Set.of(Route.ACQUIRE_LEASE, Route.RELEASE_LEASE, Route.REPORT_LEASE,
+            Route.LEASE_LIST);
     private static final List<String> RELAYED = List.of("Content-Type", "Cache-Control", "Retry-After");
     private static final Duration RETRY = Duration.ofSeconds(1);
     private static final Logger LOG = LoggerFactory.getLogger(LeaderForwarding.class);

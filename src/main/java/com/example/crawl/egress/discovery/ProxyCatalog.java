@@ -43,15 +43,17 @@ final class ProxyCatalog {
      * @param candidates the views' candidates in {@link Candidate#PREFERENCE} order
      * @param byKey      views by {@code namespace/name}
      * @param bySource   views by the Proxy object they came from, for reuse
+     * @param sourceByKey every Proxy by {@code namespace/name}, deleting and retired ones too: a
+     *                   proxy's lease list is served for as long as it can hold a lease
      * @param byScope    the candidates in each client scope asked of this snapshot so far, in the
      *                   same order: a client's request matches its scope against the fleet once
      *                   per cache change, not once per request (that was a quarter of its CPU)
      */
     record Snapshot(List<Proxy> sources, List<ProxyView> views, List<Candidate> candidates,
             Map<String, ProxyView> byKey, Map<Proxy, Optional<ProxyView>> bySource,
-            Map<Scope, List<Candidate>> byScope) {
+            Map<String, Proxy> sourceByKey, Map<Scope, List<Candidate>> byScope) {
 
-        static final Snapshot EMPTY = new Snapshot(List.of(), List.of(), List.of(), Map.of(), Map.of(),
+        static final Snapshot EMPTY = new Snapshot(List.of(), List.of(), List.of(), Map.of(), Map.of(), Map.of(),
                 new ConcurrentHashMap<>());
 
         /** The candidates in {@code scope}, in {@link Candidate#PREFERENCE} order. */
@@ -99,6 +101,7 @@ final class ProxyCatalog {
     private static Snapshot build(Collection<Proxy> now, Snapshot previous) {
         List<Proxy> sources = List.copyOf(now);
         Map<Proxy, Optional<ProxyView>> bySource = new IdentityHashMap<>(sources.size() * 2);
+        Map<String, Proxy> sourceByKey = new HashMap<>(sources.size() * 2);
         List<ProxyView> views = new ArrayList<>(sources.size());
         for (Proxy p : sources) {
             Optional<ProxyView> view = previous.bySource().get(p);
@@ -106,6 +109,7 @@ final class ProxyCatalog {
                 view = ProxyView.of(p);
             }
             bySource.put(p, view);
+            sourceByKey.put(p.getMetadata().getNamespace() + "/" + p.getMetadata().getName(), p);
             view.ifPresent(views::add);
         }
         views.sort(BY_KEY);
@@ -114,6 +118,7 @@ final class ProxyCatalog {
         // In the store's preference order, so that an acquire stops at the first free proxy.
         List<Candidate> candidates = views.stream().map(ProxyView::candidate).sorted(Candidate.PREFERENCE).toList();
         return new Snapshot(sources, List.copyOf(views), candidates, Map.copyOf(byKey),
-                Collections.unmodifiableMap(bySource), new ConcurrentHashMap<>());
+                Collections.unmodifiableMap(bySource), Collections.unmodifiableMap(sourceByKey),
+                new ConcurrentHashMap<>());
     }
 }

@@ -12,13 +12,17 @@ enum Route {
     LIST_PROXIES("GET", "/v1/proxies"),
     ACQUIRE_LEASE("POST", "/v1/leases"),
     RELEASE_LEASE("DELETE", "/v1/leases/{id}"),
-    REPORT_LEASE("POST", "/v1/leases/{id}/report");
+    REPORT_LEASE("POST", "/v1/leases/{id}/report"),
+    /** A proxy's own call, for its auth helper: authenticated by the proxy's key, not a bearer token. */
+    LEASE_LIST("GET", "/v1/proxies/{namespace}/{name}/leases");
 
     /** What the request log says for a path that matches no route. */
     static final String UNMATCHED = "unmatched";
 
     private static final String LEASE_PREFIX = "/v1/leases/";
     private static final String REPORT_SUFFIX = "/report";
+    private static final String PROXY_PREFIX = "/v1/proxies/";
+    private static final String LIST_SUFFIX = "/leases";
 
     private final String method;
     private final String pattern;
@@ -57,6 +61,16 @@ enum Route {
         return HEALTHZ.pattern.equals(rawPath);
     }
 
+    /** Whether the path's route checks its caller itself, without a bearer token: {@link #LEASE_LIST}. */
+    static boolean authenticatesItself(String rawPath) {
+        return byPath(rawPath) == LEASE_LIST;
+    }
+
+    /** The {@code namespace/name} of a path that matched {@link #LEASE_LIST}. */
+    static String proxyKey(String rawPath) {
+        return rawPath.substring(PROXY_PREFIX.length(), rawPath.length() - LIST_SUFFIX.length());
+    }
+
     /** The {@code {id}} segment of a path that matched {@link #RELEASE_LEASE} or {@link #REPORT_LEASE}. */
     static String leaseId(String rawPath) {
         int end = rawPath.indexOf('/', LEASE_PREFIX.length());
@@ -71,8 +85,18 @@ enum Route {
             case "/healthz" -> HEALTHZ;
             case "/v1/proxies" -> LIST_PROXIES;
             case "/v1/leases" -> ACQUIRE_LEASE;
-            default -> leaseRoute(rawPath);
+            default -> rawPath.startsWith(PROXY_PREFIX) ? listRoute(rawPath) : leaseRoute(rawPath);
         };
+    }
+
+    /** {@code /v1/proxies/<namespace>/<name>/leases}, both segments non-empty. */
+    private static Route listRoute(String rawPath) {
+        if (!rawPath.endsWith(LIST_SUFFIX) || rawPath.length() < PROXY_PREFIX.length() + LIST_SUFFIX.length()) {
+            return null;
+        }
+        String key = rawPath.substring(PROXY_PREFIX.length(), rawPath.length() - LIST_SUFFIX.length());
+        int slash = key.indexOf('/');
+        return slash > 0 && slash < key.length() - 1 && key.indexOf('/', slash + 1) < 0 ? LEASE_LIST : null;
     }
 
     private static Route leaseRoute(String rawPath) {

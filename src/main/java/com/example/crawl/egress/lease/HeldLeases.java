@@ -1,6 +1,7 @@
 package com.example.crawl.egress.lease;
 
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.Iterator;
@@ -96,6 +97,28 @@ final class HeldLeases {
     int activeFrom(String identity, String former, String site, long now) {
         int n = running(byIdentity.get(identity), site, now);
         return former == null ? n : n + running(byIdentity.get(former), site, now);
+    }
+
+    /** Digests of the leases of {@code proxy} running at {@code now}, in the order they were lent. */
+    List<String> runningOn(String proxy, long now) {
+        List<String> out = new ArrayList<>();
+        for (Held h : byProxy.getOrDefault(proxy, Set.of())) {
+            if (h.running(now)) {
+                out.add(h.digest());
+            }
+        }
+        return out;
+    }
+
+    /** The leases of clients other than {@code kept}, running or not; the admin's are never among them. */
+    List<Held> ofClientsOtherThan(Set<String> kept) {
+        List<Held> out = new ArrayList<>();
+        byClient.forEach((client, leases) -> {
+            if (!kept.contains(client)) {
+                out.addAll(leases);
+            }
+        });
+        return out;
     }
 
     /** Leases of {@code client} running at {@code now}. */

@@ -2,9 +2,13 @@ package com.example.crawl.egress.lease;
 
 import java.net.URI;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Collection;
+import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import java.util.function.Function;
 
 /**
@@ -66,6 +70,36 @@ public interface LeaseService {
 
     /** Active leases per proxy ({@code namespace/name}); proxies without one are absent. */
     Map<String, Integer> activeCounts();
+
+    /**
+     * The leases running on a proxy ({@code namespace/name}) as of now on the clock that dates
+     * leases: what the proxy's lease list says ({@code LeaseCredentials}).
+     *
+     * @throws Unavailable when this replica cannot answer now
+     */
+    ActiveLeases activeOn(String proxyKey);
+
+    /**
+     * Ends every lease of a client not in {@code clients} (it was deleted, or its Secret became
+     * invalid), as a release would; the admin's leases are not a client's. Does nothing on a
+     * replica that does not serve leases: the one that does ends them.
+     *
+     * @return how many leases it ended
+     */
+    int endClientLeases(Set<String> clients);
+
+    /**
+     * The leases running on one proxy.
+     *
+     * @param asOf    when, on the clock that dates a lease's grant and {@code expiresAt}
+     * @param digests their {@code LeaseIds.digest}s, never the ids
+     */
+    record ActiveLeases(Instant asOf, List<String> digests) {
+        public ActiveLeases {
+            Objects.requireNonNull(asOf, "asOf");
+            digests = List.copyOf(digests);
+        }
+    }
 
     /** Active leases per client; the operator's own token's and clients without one are absent. */
     Map<String, Integer> activeByClient();

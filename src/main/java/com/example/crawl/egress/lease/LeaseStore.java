@@ -12,6 +12,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.function.Function;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -605,6 +606,31 @@ public final class LeaseStore implements LeaseService, AutoCloseable {
         lock.lock();
         try {
             return held.activeCounts(nanoTime.nanoTime());
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    @Override
+    public ActiveLeases activeOn(String proxyKey) {
+        lock.lock();
+        try {
+            return new ActiveLeases(clock.instant(), held.runningOn(proxyKey, nanoTime.nanoTime()));
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    @Override
+    public int endClientLeases(Set<String> clients) {
+        lock.lock();
+        try {
+            List<Held> ended = held.ofClientsOtherThan(clients);
+            ended.forEach(h -> held.remove(h.digest()));
+            if (!ended.isEmpty()) {
+                version++;
+            }
+            return ended.size();
         } finally {
             lock.unlock();
         }

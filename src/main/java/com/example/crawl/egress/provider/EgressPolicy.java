@@ -1,13 +1,15 @@
 package com.example.crawl.egress.provider;
 
 import com.example.crawl.egress.config.OperatorConfig;
+import java.net.URI;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * Where an authenticated client may go through a proxy the operator configures: anywhere but the
- * inside. Built once in {@code Main} from {@code --egress-deny-cidrs} and
+ * inside; and where the proxy learns which leases still run. Built once in {@code Main} from {@code --egress-deny-cidrs} and
  * {@code --egress-connect-ports}, handed to every provider that writes a Squid configuration,
  * and turned into Squid's rules by {@link SquidAccessRules}.
  *
@@ -16,8 +18,13 @@ import java.util.Objects;
  * @param connectPorts     ports (or {@code low-high} ranges) {@code CONNECT} may reach
  * @param allowed          exact destinations allowed although inside a denied range; only local
  *                         mode has one (its own probe target on loopback)
+ * @param leaseLists       the operator's discovery URL as a proxy that can reach it does (local
+ *                         mode's instances, the cluster's pods), where its auth helper asks which
+ *                         leases still run ({@link SquidAuth}); empty: lease credentials end at
+ *                         their expiry only. VMs are never given it
  */
-public record EgressPolicy(List<String> extraDeniedCidrs, List<String> connectPorts, List<Destination> allowed) {
+public record EgressPolicy(List<String> extraDeniedCidrs, List<String> connectPorts, List<Destination> allowed,
+        Optional<URI> leaseLists) {
 
     /**
      * Ranges no proxy of ours forwards to: "this host" and loopback, link-local (cloud metadata
@@ -36,14 +43,25 @@ public record EgressPolicy(List<String> extraDeniedCidrs, List<String> connectPo
         extraDeniedCidrs = List.copyOf(extraDeniedCidrs);
         connectPorts = List.copyOf(connectPorts);
         allowed = List.copyOf(allowed);
+        Objects.requireNonNull(leaseLists, "leaseLists");
         if (connectPorts.isEmpty()) {
             throw new IllegalArgumentException("at least one CONNECT port is needed");
         }
     }
 
+    /** A policy whose proxies learn of a lease's end at its expiry only. */
+    public EgressPolicy(List<String> extraDeniedCidrs, List<String> connectPorts, List<Destination> allowed) {
+        this(extraDeniedCidrs, connectPorts, allowed, Optional.empty());
+    }
+
+    /** This policy with proxies that ask {@code operator} for their lease lists. */
+    public EgressPolicy withLeaseLists(URI operator) {
+        return new EgressPolicy(extraDeniedCidrs, connectPorts, allowed, Optional.of(operator));
+    }
+
     /** The policy the operator's flags describe. */
     public static EgressPolicy from(OperatorConfig.Egress egress) {
-        return new EgressPolicy(egress.deniedCidrs(), egress.connectPorts(), List.of());
+        return new EgressPolicy(egress.deniedCidrs(), egress.connectPorts(), List.of(), egress.leaseLists());
     }
 
     /** One address and port an authenticated client may reach although its range is denied. */
@@ -57,7 +75,7 @@ public record EgressPolicy(List<String> extraDeniedCidrs, List<String> connectPo
     public EgressPolicy allowing(Destination destination) {
         List<Destination> more = new ArrayList<>(allowed);
         more.add(destination);
-        return new EgressPolicy(extraDeniedCidrs, connectPorts, more);
+        return new EgressPolicy(extraDeniedCidrs, connectPorts, more, leaseLists);
     }
 
     /** Every denied range: the built-in ones, then the extra ones. */

@@ -7,6 +7,8 @@ import java.util.ArrayList;
 import java.util.Base64;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 import java.util.regex.Pattern;
 
 /**
@@ -14,9 +16,10 @@ import java.util.regex.Pattern;
  * by the operator's part, as one MIME multipart document. A pure function; the VM providers only
  * call it.
  *
- * <p>The operator's part is a {@code #cloud-config} that writes the password file
- * ({@value #PASSWORD_FILE}, {@code root:proxy 0640}: the {@code proxy} user exists in every Debian
- * and Ubuntu image, and Squid's helper runs as it) and {@value #SNIPPET}, which Debian's and
+ * <p>The operator's part is a {@code #cloud-config} that writes the auth helper and its password
+ * and lease key files ({@link SquidAuth}) to {@value #AUTH_DIR} ({@code root:proxy 0640}: the
+ * {@code proxy} user exists in every Debian and Ubuntu image, and Squid's helper runs as it) and
+ * {@value #SNIPPET}, which Debian's and
  * Ubuntu's {@code squid.conf} include before their own {@code http_access} defaults end; the
  * snippet holds {@link SquidAccessRules} and ends with {@code http_access deny all}, so nothing
  * after it can open the proxy up again. It restarts Squid if Squid is already running (an image
@@ -30,7 +33,8 @@ import java.util.regex.Pattern;
  */
 public final class OperatorCloudInit {
 
-    static final String PASSWORD_FILE = "/etc/squid/egress-proxy.passwd";
+    /** Where the helper and its files go ({@link SquidAuth}). */
+    static final String AUTH_DIR = "/etc/squid/egress-proxy";
     static final String SNIPPET = "/etc/squid/conf.d/00-egress-proxy.conf";
     /** The port Debian's and Ubuntu's stock {@code squid.conf} listens on already. */
     private static final int STOCK_PORT = 3128;
@@ -43,15 +47,15 @@ public final class OperatorCloudInit {
      * The user data for a VM.
      *
      * @param userData     the user's resolved cloud-init, or null when the Proxy has none
-     * @param passwordFile the password file's content ({@link PasswordFile#content})
-     * @param port         the port Squid must listen on
+     * @param authFiles the helper's files by name ({@link SquidAuth#files})
+     * @param port      the port Squid must listen on
      */
-    public static String merge(String userData, String passwordFile, EgressPolicy policy, int port) {
+    public static String merge(String userData, Map<String, String> authFiles, EgressPolicy policy, int port) {
         List<String> parts = new ArrayList<>();
         if (userData != null && !userData.isEmpty()) {
             parts.add(MIME_HEADER.matcher(userData).find() ? userData : base64Part("text/x-not-multipart", userData));
         }
-        parts.add(base64Part("text/cloud-config; charset=\"utf-8\"", operatorPart(passwordFile, policy, port)));
+        parts.add(base64Part("text/cloud-config; charset=\"utf-8\"", operatorPart(authFiles, policy, port)));
         String boundary = boundary(userData);
         StringBuilder out = new StringBuilder()
                 .append("Content-Type: multipart/mixed; boundary=\"").append(boundary).append("\"\n")
@@ -65,18 +69,23 @@ public final class OperatorCloudInit {
         return out.append("--").append(boundary).append("--\n").toString();
     }
 
-    /** The operator's {@code #cloud-config}. */
-    static String operatorPart(String passwordFile, EgressPolicy policy, int port) {
-        List<String> squid = snippet(policy, port, PASSWORD_FILE);
-        return String.join("\n",
+    /**
+     * The operator's {@code #cloud-config}. The password and key files are readable by Squid's
+     * {@code proxy} group only; the helper is no secret.
+     */
+    static String operatorPart(Map<String, String> authFiles, EgressPolicy policy, int port) {
+        List<String> squid = snippet(policy, port, AUTH_DIR);
+        List<String> lines = new ArrayList<>(List.of(
                 "#cloud-config",
                 "merge_how: \"dict(recurse_array,no_replace)+list(append)\"",
-                "write_files:",
-                "  - path: " + PASSWORD_FILE,
+                "write_files:"));
+        authFiles.forEach((name, content) -> lines.addAll(List.of(
+                "  - path: " + AUTH_DIR + "/" + name,
                 "    owner: root:proxy",
-                "    permissions: '0640'",
+                "    permissions: '" + (name.equals(SquidAuth.HELPER_FILE) ? "0644" : "0640") + "'",
                 "    content: |",
-                indent(passwordFile.strip()),
+                indent(content.strip()))));
+        lines.addAll(List.of(
                 "  - path: " + SNIPPET,
                 "    owner: root:root",
                 "    permissions: '0644'",
@@ -84,18 +93,20 @@ public final class OperatorCloudInit {
                 indent(String.join("\n", squid)),
                 "runcmd:",
                 "  - [systemctl, try-restart, squid.service]",
-                "");
+                ""));
+        return String.join("\n", lines);
     }
 
     /**
-     * The lines of {@value #SNIPPET}, reading the password file at {@code passwordFile}.
+     * The lines of {@value #SNIPPET}, running the helper in {@code authDir}. A VM is not given the
+     * operator's URL: it may run far from the cluster, so its lease credentials end at expiry.
      *
      * <p>Debian's and Ubuntu's {@code squid.conf} refuse, before they include the snippet, every
      * {@code CONNECT} to a port outside their {@code SSL_ports} (443) and every request to a port
      * outside their {@code Safe_ports}. So the policy's {@code CONNECT} ports that those lists lack
      * are added to them: ACL lines of one name add up, wherever they stand.
      */
-    static List<String> snippet(EgressPolicy policy, int port, String passwordFile) {
+    static List<String> snippet(EgressPolicy policy, int port, String authDir) {
         List<String> squid = new ArrayList<>();
         squid.add("# written by egress-proxies-operator: credentials and destination rules");
         if (port != STOCK_PORT) {
@@ -109,7 +120,7 @@ public final class OperatorCloudInit {
         if (!unsafe.isEmpty()) {
             squid.add("acl Safe_ports port " + String.join(" ", unsafe));
         }
-        squid.addAll(SquidAccessRules.lines(policy, SquidAccessRules.DEFAULT_AUTH_HELPER, passwordFile));
+        squid.addAll(SquidAccessRules.lines(policy, SquidAuth.program(SquidAuth.PERL, authDir, Optional.empty())));
         squid.add("via off");
         squid.add("forwarded_for delete");
         return squid;

@@ -5,9 +5,9 @@ import java.util.List;
 
 /**
  * The access part of every Squid configuration the operator writes, as a pure function of the
- * {@link EgressPolicy} and where the password file is: Basic proxy authentication against a
- * {@code basic_ncsa_auth} password file, then, in this order (Squid's {@code http_access} takes the
- * first rule that matches):
+ * {@link EgressPolicy} and how the helper is run: Basic proxy authentication by the operator's own
+ * helper ({@link SquidAuth}: the proxy's own credentials and lease credentials), then, in this
+ * order (Squid's {@code http_access} takes the first rule that matches):
  *
  * <ol>
  *   <li>the cache manager is refused;</li>
@@ -25,8 +25,6 @@ import java.util.List;
  */
 public final class SquidAccessRules {
 
-    /** Where Debian and Ubuntu install the helper; the pods and VMs run one of those. */
-    public static final String DEFAULT_AUTH_HELPER = "/usr/lib/squid/basic_ncsa_auth";
     /** The realm a 407 names. */
     static final String REALM = "egress-proxy";
 
@@ -36,16 +34,18 @@ public final class SquidAccessRules {
     /**
      * The rules' configuration lines.
      *
-     * @param authHelper   the {@code basic_ncsa_auth} executable
-     * @param passwordFile the password file ({@link PasswordFile}); a relative path is resolved
-     *                     by the helper from Squid's working directory
+     * @param authProgram the helper's command line ({@link SquidAuth#program}). Squid asks it again
+     *                    about an accepted credential after {@link SquidAuth#CREDENTIALS_TTL_SECONDS},
+     *                    so that lease credentials end soon after their lease
      */
-    public static List<String> lines(EgressPolicy policy, String authHelper, String passwordFile) {
+    public static List<String> lines(EgressPolicy policy, String authProgram) {
         List<String> out = new ArrayList<>(List.of(
-                "auth_param basic program " + authHelper + " " + passwordFile,
+                "auth_param basic program " + authProgram,
                 "auth_param basic realm " + REALM,
                 "auth_param basic children 5 startup=1 idle=1",
-                "auth_param basic credentialsttl 1 hour",
+                // Squid lowercases usernames otherwise, and a lease's carries base64url, whose MAC that breaks.
+                "auth_param basic casesensitive on",
+                "auth_param basic credentialsttl " + SquidAuth.CREDENTIALS_TTL_SECONDS + " seconds",
                 "acl egress_authenticated proxy_auth REQUIRED",
                 "acl egress_connect method CONNECT",
                 "acl egress_connect_ports port " + String.join(" ", policy.connectPorts()),

@@ -22,6 +22,7 @@ import java.util.Arrays;
 import java.util.Collection;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import java.util.concurrent.locks.Condition;
@@ -343,6 +344,17 @@ public final class ReplicatedLeases implements LeaseService, AutoCloseable {
     @Override
     public Map<String, Integer> activeCounts() {
         return store.activeCounts();
+    }
+
+    @Override
+    public ActiveLeases activeOn(String proxyKey) {
+        serving();
+        return store.activeOn(proxyKey);
+    }
+
+    @Override
+    public int endClientLeases(Set<String> clients) {
+        return placement() instanceof Placement.Here ? store.endClientLeases(clients) : 0;
     }
 
     @Override

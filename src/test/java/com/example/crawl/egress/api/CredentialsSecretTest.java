@@ -107,6 +107,24 @@ class CredentialsSecretTest {
     }
 
     @Test
+    void shouldLendLeaseCredentialsOnlyForAManagedProxyWhoseOwnSecretWasMadeForThem() {
+        Proxy proxy = managed("eu-1", "uid-1");
+        Secret own = CredentialsSecret.build(proxy, CREDENTIALS);
+        Secret older = new SecretBuilder(own).editMetadata().withAnnotations(Map.of()).endMetadata().build();
+        Secret ofAnEarlierProxy = CredentialsSecret.build(managed("eu-1", "uid-0"), CREDENTIALS);
+
+        assertEquals("v1", own.getMetadata().getAnnotations().get(CredentialsSecret.LEASE_CREDENTIALS_ANNOTATION));
+        assertTrue(CredentialsSecret.leaseScoped(proxy, (ns, n) -> ns.equals("crawl") && n.equals("eu-1-proxy-auth")
+                ? Optional.of(own) : Optional.empty()));
+        assertFalse(CredentialsSecret.leaseScoped(proxy, (ns, n) -> Optional.of(older)),
+                "made by a build before lease credentials: its instance knows only the proxy's own");
+        assertFalse(CredentialsSecret.leaseScoped(proxy, (ns, n) -> Optional.of(ofAnEarlierProxy)));
+        assertFalse(CredentialsSecret.leaseScoped(proxy, (ns, n) -> Optional.empty()));
+        assertFalse(CredentialsSecret.leaseScoped(external(new Endpoint.CredentialsSecretRef("eu-1-proxy-auth", null,
+                null)), (ns, n) -> Optional.of(own)), "an External proxy's Squid is not the operator's");
+    }
+
+    @Test
     void shouldFindAnExternalProxysCredentialsInTheKeysItNames() {
         Secret theirs = withData("crawl", "vendor", Map.of("user", "acct-7", "token", "t0k3n"));
         Proxy named = external(new Endpoint.CredentialsSecretRef("vendor", "user", "token"));

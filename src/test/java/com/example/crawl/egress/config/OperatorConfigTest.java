@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.example.crawl.egress.log.LogFormat;
 import java.net.InetSocketAddress;
+import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -27,6 +28,23 @@ class OperatorConfigTest {
 
     private static String error(Map<String, String> env, String... args) {
         return assertThrows(ConfigException.class, () -> OperatorConfig.parse(List.of(args), env)).getMessage();
+    }
+
+    @Test
+    void shouldPointTheProxiesAtTheDiscoveryServiceOrTheLocalAddressForTheirLeaseLists() throws ConfigException {
+        Map<String, String> inCluster = Map.of("DISCOVERY_TOKEN", "s3cr3t-token", "POD_NAMESPACE", "egress-proxies");
+
+        assertEquals(Optional.of(URI.create("http://egress-proxies-discovery.egress-proxies.svc:8090")),
+                OperatorConfig.parse(List.of(), inCluster).egress().leaseLists(), "the base manifests' Service");
+        assertEquals(Optional.of(URI.create("http://egress-proxies-discovery.egress-proxies.svc:9000")),
+                OperatorConfig.parse(List.of("--discovery-address=:9000"), inCluster).egress().leaseLists());
+        assertEquals(Optional.of(URI.create("http://discovery.example:8090")), OperatorConfig.parse(
+                List.of("--lease-list-url=http://discovery.example:8090"), inCluster).egress().leaseLists());
+        assertEquals(Optional.empty(), parse().egress().leaseLists(),
+                "out of a cluster, with no URL given: lease credentials end at expiry");
+        assertEquals(Optional.of(URI.create("http://127.0.0.1:8090")), OperatorConfig.parse(List.of("--local"),
+                Map.of()).egress().leaseLists(), "local mode's own discovery address");
+        assertTrue(error(TOKEN, "--lease-list-url=ftp://x").contains("lease-list-url"));
     }
 
     @Test

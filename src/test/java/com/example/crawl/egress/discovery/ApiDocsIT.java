@@ -82,12 +82,22 @@ class ApiDocsIT {
         }
     }
 
-    /** The body as a JSON tree, with a well-formed {@code leaseId} replaced by a placeholder. */
+    /**
+     * The body as a JSON tree, with a well-formed {@code leaseId} replaced by a placeholder, and so
+     * the lease digest in a lease's credentials and their password (both follow from the random id).
+     */
     private static JsonNode normalized(String body) {
         JsonNode tree = JSON.readTree(body);
         if (tree instanceof ObjectNode object && object.has("leaseId")
                 && LEASE_ID.matcher(object.get("leaseId").asString()).matches()) {
             object.put("leaseId", "<lease id>");
+            if (object.path("credentials").asString("").equals("lease") && object.get("proxy") instanceof ObjectNode proxy) {
+                String user = proxy.get("username").asString();
+                String password = proxy.get("password").asString();
+                String placeholder = user.substring(0, user.lastIndexOf('.') + 1) + "<lease digest>";
+                proxy.put("url", proxy.get("url").asString().replace(user + ":" + password, placeholder + ":<password>"));
+                proxy.put("username", placeholder).put("password", "<password>");
+            }
         }
         return tree;
     }

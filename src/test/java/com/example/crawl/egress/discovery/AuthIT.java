@@ -6,6 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.example.crawl.egress.api.LeaseCredentials;
+import com.example.crawl.egress.lease.LeaseIds;
 import com.example.crawl.egress.api.ProxyCredentials;
 import com.example.crawl.egress.lease.LeaseStore;
 import com.example.crawl.egress.proxy.LogLines;
@@ -133,8 +135,10 @@ class AuthIT {
             http.delete("/v1/leases/" + id);
             String refused = http.post("/v1/leases", "{\"target\":\"shop.test\"}").text(); // cooling down: 409
 
-            assertEquals(credentials.password(), lease.json().get("proxy").get("password").asString(),
-                    "the lease holder gets it");
+            assertEquals(LeaseCredentials.mint(credentials, LeaseIds.digest(id), DiscoveryWorld.START,
+                    DiscoveryWorld.START.plus(DiscoveryWorld.LIMITS.defaultTtl())).password(),
+                    lease.json().get("proxy").get("password").asString(), "the lease holder gets its lease's");
+            assertFalse(lease.text().contains(credentials.password()), "never the proxy's own");
             log.await("Served request", l -> LogLines.field(l, "route").equals("/v1/leases/{id}")
                     && LogLines.field(l, "status").equals("204"), WAIT);
             List<String> secrets = List.of(credentials.password(), credentials.userInfo(),

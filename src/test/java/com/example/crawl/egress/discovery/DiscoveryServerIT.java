@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.example.crawl.egress.api.LeaseCredentials;
 import com.example.crawl.egress.api.Endpoint;
 import com.example.crawl.egress.lease.LeaseIds;
 import com.example.crawl.egress.api.Proxy;
@@ -131,7 +132,10 @@ class DiscoveryServerIT {
         JsonNode lease = first.json();
         assertTrue(LeaseIds.isWellFormed(lease.get("leaseId").asString()), lease.toString());
         assertEquals("fast", lease.get("proxy").get("name").asString());
-        ProxyCredentials credentials = DiscoveryWorld.credentialsOf("fast");
+        ProxyCredentials credentials = LeaseCredentials.mint(DiscoveryWorld.credentialsOf("fast"),
+                LeaseIds.digest(lease.get("leaseId").asString()), DiscoveryWorld.START,
+                DiscoveryWorld.START.plusSeconds(120));
+        assertEquals("lease", lease.get("credentials").asString(), "the operator's proxy ends them with the lease");
         assertEquals("http://" + credentials.userInfo() + "@10.0.0.1:3128", lease.get("proxy").get("url").asString());
         assertEquals(credentials.username(), lease.get("proxy").get("username").asString());
         assertEquals(credentials.password(), lease.get("proxy").get("password").asString());
@@ -154,11 +158,15 @@ class DiscoveryServerIT {
         world.create(managed("m1", "10.0.0.1", Map.of("region", "eu"), 1, true, 10L));
         String listed = http.get("/v1/proxies").text();
 
-        JsonNode proxy = http.post("/v1/leases", "{}").json().get("proxy");
+        JsonNode lease = http.post("/v1/leases", "{}").json();
+        JsonNode proxy = lease.get("proxy");
 
         ProxyCredentials credentials = DiscoveryWorld.credentialsOf("m1");
+        ProxyCredentials lent = LeaseCredentials.mint(credentials, LeaseIds.digest(lease.get("leaseId").asString()),
+                DiscoveryWorld.START, DiscoveryWorld.START.plus(DiscoveryWorld.LIMITS.defaultTtl()));
         URI url = URI.create(proxy.get("url").asString());
-        assertEquals(credentials.username() + ":" + credentials.password(), url.getUserInfo(), "userinfo decodes back");
+        assertEquals(lent.username() + ":" + lent.password(), url.getUserInfo(), "userinfo decodes back");
+        assertFalse(lease.toString().contains(credentials.password()), "the proxy's own password is never lent");
         assertEquals("10.0.0.1", url.getHost());
         assertFalse(listed.contains(credentials.password()) || listed.contains("username"), listed);
         assertFalse(http.get("/v1/proxies").text().contains(credentials.password()));

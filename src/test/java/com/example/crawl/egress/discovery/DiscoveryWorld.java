@@ -71,7 +71,7 @@ final class DiscoveryWorld implements AutoCloseable {
         informers = new ProxyInformers(cluster.client(), "");
         informers.start(key -> { }).get(30, TimeUnit.SECONDS);
         server = new DiscoveryServer(new InetSocketAddress("127.0.0.1", 0), informers::proxies,
-                informers::credentials, leases, token, clients,
+                informers::credentials, informers::leaseScoped, leases, token, clients,
                 new DiscoveryServer.Instrumentation(recorder, recorder, openTelemetry));
         server.start();
     }

@@ -105,6 +105,17 @@ class LeaderForwardingTest {
         }
 
         @Override
+        public ActiveLeases activeOn(String proxyKey) {
+            served.add("list");
+            return new ActiveLeases(java.time.Instant.EPOCH, List.of());
+        }
+
+        @Override
+        public int endClientLeases(java.util.Set<String> clients) {
+            return 0;
+        }
+
+        @Override
         public Optional<LeaseIds.Claims> claims(String id) {
             return Optional.empty();
         }
@@ -146,6 +157,16 @@ class LeaderForwardingTest {
         assertEquals(Map.of(), leader.leases().activeCounts());
         assertEquals(404, http.post("/v1/leases/" + id + "/report", "{\"result\":\"ok\"}").status());
         assertEquals(List.of(), follower.served, "nothing served by the replica's own service");
+    }
+
+    @Test
+    void shouldPassAProxysLeaseListOnToTheLeaderWithItsAuthorization() throws Exception {
+        RawHttp.Reply list = new RawHttp(replica.address(), Optional.empty()).get("/v1/proxies/crawl/eu/leases");
+
+        assertEquals(401, list.status(), "the leader's answer to a token that is not the proxy's: " + list);
+        assertEquals(List.of("/v1/proxies/{namespace}/{name}/leases 401"), leaderRecorder.served(),
+                "the leader, whose clock dates the lease credentials, answers it");
+        assertEquals(List.of(), follower.served);
     }
 
     @Test

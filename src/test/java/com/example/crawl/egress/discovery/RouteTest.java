@@ -17,6 +17,23 @@ class RouteTest {
         assertEquals(new RouteMatch.Found(Route.ACQUIRE_LEASE), Route.match("POST", "/v1/leases"));
         assertEquals(new RouteMatch.Found(Route.RELEASE_LEASE), Route.match("DELETE", "/v1/leases/abc"));
         assertEquals(new RouteMatch.Found(Route.REPORT_LEASE), Route.match("POST", "/v1/leases/abc/report"));
+        assertEquals(new RouteMatch.Found(Route.LEASE_LIST), Route.match("GET", "/v1/proxies/crawl/eu-1/leases"));
+    }
+
+    @Test
+    void shouldMatchALeaseListOfExactlyANamespaceAndAName() {
+        assertEquals("crawl/eu-1", Route.proxyKey("/v1/proxies/crawl/eu-1/leases"));
+        assertEquals("/v1/proxies/{namespace}/{name}/leases", Route.patternOf("/v1/proxies/crawl/eu-1/leases"));
+        assertTrue(Route.authenticatesItself("/v1/proxies/crawl/eu-1/leases"));
+        assertFalse(Route.authenticatesItself("/v1/proxies"));
+        assertFalse(Route.authenticatesItself("/v1/leases/abc"));
+        for (String path : new String[] {"/v1/proxies/crawl/leases", "/v1/proxies//eu-1/leases", "/v1/proxies/crawl//leases",
+                "/v1/proxies/a/b/c/leases", "/v1/proxies/crawl/eu-1/leases/", "/v1/proxies/leases", "/v1/proxies//leases",
+                "/v1/proxies/x/leases"}) {
+            assertEquals(new RouteMatch.NotFound(), Route.match("GET", path), path);
+            assertFalse(Route.authenticatesItself(path), path);
+        }
+        assertEquals(new RouteMatch.WrongMethod(Route.LEASE_LIST), Route.match("POST", "/v1/proxies/crawl/eu-1/leases"));
     }
 
     @Test

@@ -2,7 +2,6 @@ package com.example.crawl.egress.lab;
 
 import com.example.crawl.egress.api.ProxyCredentials;
 import com.example.crawl.egress.provider.PasswordFile;
-import com.example.crawl.egress.provider.SquidAccessRules;
 import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -181,7 +180,7 @@ public final class Squid implements AutoCloseable {
                 "pinger_enable off",
                 "shutdown_lifetime 0 seconds",
                 outgoingAddress.map(a -> "tcp_outgoing_address " + a).orElse(""),
-                credentials.isEmpty() ? "" : "auth_param basic program " + SquidAccessRules.DEFAULT_AUTH_HELPER + " "
+                credentials.isEmpty() ? "" : "auth_param basic program /usr/lib/squid/basic_ncsa_auth "
                         + dir.resolve("passwd"),
                 credentials.isEmpty() ? "" : "acl authenticated proxy_auth REQUIRED",
                 credentials.isEmpty() ? "" : "http_access deny !authenticated",

@@ -73,6 +73,40 @@ class LeaseStoreClientsTest {
     }
 
     @Test
+    void shouldEndTheLeasesOfClientsNoLongerRegisteredAndNoOthers() {
+        Lease fast = assertInstanceOf(Granted.class, acquire(FAST)).lease();
+        Lease slow = assertInstanceOf(Granted.class, acquire(SLOW)).lease();
+        Lease admin = assertInstanceOf(Granted.class, store.acquire(fleet, Map.of(), Optional.empty(), TTL)).lease();
+
+        assertEquals(0, store.endClientLeases(java.util.Set.of("fast", "slow")));
+        assertEquals(1, store.endClientLeases(java.util.Set.of("slow")), "fast was removed");
+
+        assertEquals(Map.of("slow", 1), store.activeByClient());
+        assertEquals(LeaseStore.Reported.UNKNOWN_LEASE, store.report(fast.id(), ReportResult.BANNED, Optional.empty()),
+                "ended as a release would end it");
+        assertEquals(List.of(), store.activeOn(fast.proxyKey()).digests());
+        assertEquals(List.of(LeaseIds.digest(slow.id())), store.activeOn(slow.proxyKey()).digests());
+        assertEquals(List.of(LeaseIds.digest(admin.id())), store.activeOn(admin.proxyKey()).digests(),
+                "the admin's leases are no client's");
+        assertEquals(1, store.endClientLeases(java.util.Set.of()), "slow's one lease, never the admin's");
+    }
+
+    @Test
+    void shouldListTheLeasesRunningOnAProxyAsOfTheClockThatDatesThem() {
+        Lease first = assertInstanceOf(Granted.class, acquire(FAST)).lease();
+        clock.advance(Duration.ofSeconds(1));
+
+        LeaseService.ActiveLeases now = store.activeOn(first.proxyKey());
+
+        assertEquals(START.plusSeconds(1), now.asOf());
+        assertEquals(List.of(LeaseIds.digest(first.id())), now.digests(), "digests only, never an id");
+        assertEquals(first.expiresAt().minus(TTL), START, "what a lease answer dates its credentials by");
+        clock.advance(TTL);
+        assertEquals(List.of(), store.activeOn(first.proxyKey()).digests(), "an expired lease is not running");
+        assertEquals(List.of(), store.activeOn("crawl/none").digests());
+    }
+
+    @Test
     void shouldRefuseAClientAtItsMaxLeasesUntilOneOfThemEnds() {
         LeaseClient capped = new LeaseClient("capped", 1, 2);
         Lease first = assertInstanceOf(Granted.class, acquire(capped)).lease();

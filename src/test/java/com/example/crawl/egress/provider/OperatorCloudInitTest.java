@@ -23,6 +23,8 @@ import tools.jackson.dataformat.yaml.YAMLMapper;
 class OperatorCloudInitTest {
 
     private static final String PASSWORDS = "crawler-1:$6$saltsaltsaltsalt$hash\n";
+    private static final String KEY = "00".repeat(32) + "\n";
+    private static final Map<String, String> AUTH = auth();
     private static final EgressPolicy POLICY = new EgressPolicy(List.of("10.96.0.0/12"), List.of("443"), List.of());
 
     /** A part as cloud-init sees it: its headers and its decoded body. */
@@ -32,7 +34,7 @@ class OperatorCloudInitTest {
     void shouldKeepTheUsersCloudConfigAsItsOwnPartBeforeTheOperators() {
         String user = "#cloud-config\npackages: [squid]\nruncmd:\n  - echo hello\n";
 
-        List<Part> parts = parts(OperatorCloudInit.merge(user, PASSWORDS, POLICY, 3128));
+        List<Part> parts = parts(OperatorCloudInit.merge(user, AUTH, POLICY, 3128));
 
         assertEquals(2, parts.size());
         assertEquals("text/x-not-multipart", parts.get(0).headers().get("content-type"),
@@ -42,31 +44,37 @@ class OperatorCloudInitTest {
     }
 
     @Test
-    void shouldWriteThePasswordFileAndTheSquidRulesAndAppendToTheUsersLists() {
-        Part ours = parts(OperatorCloudInit.merge("#!/bin/sh\necho hi\n", PASSWORDS, POLICY, 8080)).get(1);
+    void shouldWriteTheAuthFilesAndTheSquidRulesAndAppendToTheUsersLists() {
+        Part ours = parts(OperatorCloudInit.merge("#!/bin/sh\necho hi\n", AUTH, POLICY, 8080)).get(1);
         JsonNode config = new YAMLMapper().readTree(ours.body());
 
         assertTrue(ours.body().startsWith("#cloud-config\n"));
         assertEquals("dict(recurse_array,no_replace)+list(append)", config.get("merge_how").asString());
-        JsonNode passwords = config.get("write_files").get(0);
-        assertEquals("/etc/squid/egress-proxy.passwd", passwords.get("path").asString());
-        assertEquals("root:proxy", passwords.get("owner").asString());
-        assertEquals("0640", passwords.get("permissions").asString());
-        assertEquals(PASSWORDS, passwords.get("content").asString());
-        JsonNode rules = config.get("write_files").get(1);
+        List<String> names = List.copyOf(AUTH.keySet());
+        for (int i = 0; i < names.size(); i++) {
+            JsonNode file = config.get("write_files").get(i);
+            String name = names.get(i);
+            assertEquals("/etc/squid/egress-proxy/" + name, file.get("path").asString());
+            assertEquals("root:proxy", file.get("owner").asString());
+            assertEquals(name.equals(SquidAuth.HELPER_FILE) ? "0644" : "0640", file.get("permissions").asString(),
+                    "the password and key files are for Squid's group only: " + name);
+            assertEquals(AUTH.get(name), file.get("content").asString(), "written byte for byte: " + name);
+        }
+        JsonNode rules = config.get("write_files").get(3);
         assertEquals("/etc/squid/conf.d/00-egress-proxy.conf", rules.get("path").asString());
         String squid = rules.get("content").asString();
         assertTrue(squid.contains("http_port 8080\n"), squid);
-        assertTrue(squid.contains(String.join("\n", SquidAccessRules.lines(POLICY, SquidAccessRules.DEFAULT_AUTH_HELPER,
-                "/etc/squid/egress-proxy.passwd"))), squid);
+        assertTrue(squid.contains(String.join("\n", SquidAccessRules.lines(POLICY, "/usr/bin/perl "
+                + "/etc/squid/egress-proxy/lease_auth.pl /etc/squid/egress-proxy/passwd /etc/squid/egress-proxy/lease.key"))),
+                "a VM's helper is given no operator URL: its lease credentials end at expiry. " + squid);
         assertTrue(squid.contains("http_access deny all\n"), squid);
         assertEquals("systemctl", config.get("runcmd").get(0).get(0).asString());
     }
 
     @Test
     void shouldNotAddASecondListenerOnTheStockPort() {
-        String squid = new YAMLMapper().readTree(parts(OperatorCloudInit.merge(null, PASSWORDS, POLICY, 3128)).get(0).body())
-                .get("write_files").get(1).get("content").asString();
+        String squid = new YAMLMapper().readTree(parts(OperatorCloudInit.merge(null, AUTH, POLICY, 3128)).get(0).body())
+                .get("write_files").get(3).get("content").asString();
 
         assertFalse(squid.contains("http_port"), squid);
     }
@@ -91,7 +99,7 @@ class OperatorCloudInitTest {
 
     @Test
     void shouldCarryOnlyItsOwnPartWhenTheUserHasNone() {
-        List<Part> parts = parts(OperatorCloudInit.merge(null, PASSWORDS, POLICY, 3128));
+        List<Part> parts = parts(OperatorCloudInit.merge(null, AUTH, POLICY, 3128));
 
         assertEquals(1, parts.size());
         assertTrue(parts.get(0).body().startsWith("#cloud-config\n"));
@@ -103,12 +111,20 @@ class OperatorCloudInitTest {
                 + "--==egress-proxies-operator==\nContent-Type: text/x-shellscript\n\n#!/bin/sh\necho one\n"
                 + "--==egress-proxies-operator==--\n";
 
-        String merged = OperatorCloudInit.merge(user, PASSWORDS, POLICY, 3128);
+        String merged = OperatorCloudInit.merge(user, AUTH, POLICY, 3128);
 
         String boundary = boundary(merged);
         assertFalse(user.contains(boundary), "the outer boundary must not occur inside the user's document");
         assertTrue(merged.contains("\n--" + boundary + "\n" + user), merged);
         assertEquals(2, parts(merged).size());
+    }
+
+    private static Map<String, String> auth() {
+        Map<String, String> files = new LinkedHashMap<>();
+        files.put(SquidAuth.PASSWORD_FILE, PASSWORDS);
+        files.put(SquidAuth.KEY_FILE, KEY);
+        files.put(SquidAuth.HELPER_FILE, SquidAuth.helper());
+        return files;
     }
 
     // --- a small reader of what merge writes ---

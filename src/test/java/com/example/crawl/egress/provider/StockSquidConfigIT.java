@@ -10,6 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.example.crawl.egress.ItRequirements;
+import com.example.crawl.egress.api.LeaseCredentials;
 import com.example.crawl.egress.api.ProxyCredentials;
 import com.example.crawl.egress.lab.LabSquid;
 import com.example.crawl.egress.lab.NetnsLab;
@@ -19,7 +20,9 @@ import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.nio.file.attribute.UserPrincipal;
 import java.security.SecureRandom;
+import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -59,13 +62,13 @@ class StockSquidConfigIT {
         Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwx--x--x"));
         Path run = Files.createDirectory(dir.resolve("run"));
         Path confd = Files.createDirectory(dir.resolve("conf.d"));
-        Path passwords = Files.writeString(run.resolve("egress-proxy.passwd"),
-                PasswordFile.content(CRAWLER, new SecureRandom()));
         UserPrincipal proxy = run.getFileSystem().getUserPrincipalLookupService().lookupPrincipalByName("proxy");
+        for (Map.Entry<String, String> file : SquidAuth.files(CRAWLER, new SecureRandom()).entrySet()) {
+            Files.setOwner(Files.writeString(run.resolve(file.getKey()), file.getValue()), proxy);
+        }
         Files.setOwner(run, proxy);
-        Files.setOwner(passwords, proxy);
         Files.writeString(confd.resolve("00-egress-proxy.conf"),
-                String.join("\n", OperatorCloudInit.snippet(POLICY, PORT, passwords.toString())) + "\n");
+                String.join("\n", OperatorCloudInit.snippet(POLICY, PORT, run.toString())) + "\n");
         Path config = Files.writeString(dir.resolve("squid.conf"), stock.replace(STOCK_INCLUDE, "include " + confd + "/*.conf")
                 + "\npid_filename " + run.resolve("squid.pid") + "\ncache_log " + run.resolve("cache.log")
                 + "\naccess_log none\n");
@@ -88,6 +91,19 @@ class StockSquidConfigIT {
         for (String address : List.of(LOOPBACK, METADATA, PRIVATE)) {
             assertEquals(403, lab.request(squid, url(address, 80), CRAWLER).status(), address);
         }
+    }
+
+    @Test
+    void shouldTakeALeasesCredentialsUntilItsExpiryOnly() {
+        Instant now = Instant.now();
+        ProxyCredentials lease = LeaseCredentials.mint(CRAWLER, "Lease_Digest-Mixed-Case", now, now.plusSeconds(60));
+        ProxyCredentials ended = LeaseCredentials.mint(CRAWLER, "Lease_Digest-Mixed-Case", now.minusSeconds(60),
+                now.minusSeconds(1));
+
+        ProxyReply crawl = lab.request(squid, url(PUBLIC, 80), lease);
+        assertEquals(200, crawl.status(), "a VM's Squid checks a lease's credentials itself: " + crawl + "\n"
+                + squid.output());
+        assertEquals(407, lab.request(squid, url(PUBLIC, 80), ended).status(), "and ends them at the lease's expiry");
     }
 
     @Test

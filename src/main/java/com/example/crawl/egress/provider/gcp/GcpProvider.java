@@ -9,7 +9,7 @@ import com.example.crawl.egress.provider.EgressPolicy;
 import com.example.crawl.egress.provider.Instance;
 import com.example.crawl.egress.provider.InstanceState;
 import com.example.crawl.egress.provider.ListsForDrift;
-import com.example.crawl.egress.provider.PasswordFile;
+import com.example.crawl.egress.provider.SquidAuth;
 import com.example.crawl.egress.provider.Provider;
 import com.example.crawl.egress.provider.ProviderException;
 import com.example.crawl.egress.provider.TargetStatus;
@@ -131,7 +131,7 @@ public final class GcpProvider implements Provider, Checker, ListsForDrift, Auto
     @Override
     public Instance create(CreateRequest req) throws ProviderException {
         InsertInstanceRequest insert = InsertRequests.build(project, cluster, req, policy,
-                PasswordFile.content(req.credentials(), random));
+                SquidAuth.files(req.credentials(), random));
         InstanceId id = new InstanceId(insert.getZone(), req.name());
         Operation operation;
         try {

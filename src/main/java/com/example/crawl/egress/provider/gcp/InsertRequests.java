@@ -68,12 +68,12 @@ final class InsertRequests {
     /**
      * The insert request for {@code req} in {@code project}, made by installation {@code cluster}.
      *
-     * @param passwordFile the password file's content ({@code PasswordFile.content})
+     * @param authFiles the Squid auth helper's files ({@code SquidAuth.files})
      * @throws ProviderException.Permanent when {@code spec.gcp} or its zone, machine type or image
      *                                     is missing, naming the field
      */
     static InsertInstanceRequest build(String project, String cluster, CreateRequest req, EgressPolicy policy,
-            String passwordFile)
+            Map<String, String> authFiles)
             throws ProviderException.Permanent {
         GcpSpec gcp = req.gcp();
         if (gcp == null) {
@@ -88,7 +88,7 @@ final class InsertRequests {
                 .setMachineType(qualified(machineType, "zones/" + zone + "/machineTypes/"))
                 .putAllLabels(labels(cluster, req))
                 .setMetadata(Metadata.newBuilder().addItems(Items.newBuilder().setKey(USER_DATA_KEY)
-                        .setValue(OperatorCloudInit.merge(req.cloudInit(), passwordFile, policy, req.port()))))
+                        .setValue(OperatorCloudInit.merge(req.cloudInit(), authFiles, policy, req.port()))))
                 .addDisks(AttachedDisk.newBuilder().setBoot(true).setAutoDelete(true)
                         .setType(AttachedDisk.Type.PERSISTENT.name())
                         .setInitializeParams(AttachedDiskInitializeParams.newBuilder().setSourceImage(image)))

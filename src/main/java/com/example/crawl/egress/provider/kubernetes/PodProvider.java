@@ -6,7 +6,7 @@ import com.example.crawl.egress.provider.Checker;
 import com.example.crawl.egress.provider.CreateRequest;
 import com.example.crawl.egress.provider.EgressPolicy;
 import com.example.crawl.egress.provider.Instance;
-import com.example.crawl.egress.provider.PasswordFile;
+import com.example.crawl.egress.provider.SquidAuth;
 import com.example.crawl.egress.provider.Provider;
 import com.example.crawl.egress.provider.ProviderException;
 import com.example.crawl.egress.provider.TargetStatus;
@@ -122,7 +122,7 @@ public final class PodProvider implements Provider, Checker {
      * never touched.
      */
     private void ensureSecret(CreateRequest req, PodId id, String podUid) throws ProviderException {
-        Secret wanted = PodTemplate.secret(req, id.namespace(), podUid, PasswordFile.content(req.credentials(), random));
+        Secret wanted = PodTemplate.secret(req, id.namespace(), podUid, SquidAuth.files(req.credentials(), random));
         String what = "Secret " + id.namespace() + "/" + id.name();
         try {
             client.secrets().inNamespace(id.namespace()).resource(wanted).create();

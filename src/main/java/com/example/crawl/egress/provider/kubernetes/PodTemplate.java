@@ -6,9 +6,11 @@ import com.example.crawl.egress.config.ProviderConfig;
 import com.example.crawl.egress.provider.CreateRequest;
 import com.example.crawl.egress.provider.EgressPolicy;
 import com.example.crawl.egress.provider.SquidAccessRules;
+import com.example.crawl.egress.provider.SquidAuth;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.ContainerBuilder;
 import io.fabric8.kubernetes.api.model.IntOrString;
+import io.fabric8.kubernetes.api.model.KeyToPathBuilder;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
@@ -24,8 +26,10 @@ import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.TreeMap;
 import java.util.regex.Pattern;
+import java.util.stream.Collectors;
 
 /**
  * The Squid pod for one Proxy, as a pure function of the request and the provider's settings:
@@ -38,7 +42,9 @@ import java.util.regex.Pattern;
  * that writes it to {@value #CONFIG_FILE} and {@code exec}s {@code squid -N} on it: Squid is the
  * container's main process (it gets SIGTERM on delete), the configuration needs no ConfigMap to
  * create, garbage-collect or grant RBAC for, and {@code kubectl describe pod} shows it (it holds
- * no secret: the password file comes from {@link #secret}, mounted read-only).
+ * no secret: the auth helper's password and lease key files come from {@link #secret}, mounted
+ * read-only). The helper asks the operator for the proxy's lease list at the policy's URL (the
+ * discovery Service), so that credentials of a lease released early end within the grace.
  *
  * <p>Hardened: no service-account token, seccomp {@code RuntimeDefault}, Squid started directly as
  * the image's unprivileged {@code proxy} user ({@value #SQUID_UID}) with every capability dropped
@@ -66,16 +72,19 @@ final class PodTemplate {
     /** The only writable directory: an {@code emptyDir}. */
     static final String WRITABLE_DIR = "/tmp";
     static final String CONFIG_FILE = WRITABLE_DIR + "/squid.conf";
-    /** Where the password file's Secret is mounted, read-only. */
+    /**
+     * Where the pod's Secret is mounted, read-only: the auth helper's files ({@link SquidAuth}),
+     * each under its file name as the Secret's key.
+     */
     static final String AUTH_DIR = "/etc/squid/egress-auth";
-    /** The key of the password file in the pod's Secret, and the file's name in {@link #AUTH_DIR}. */
-    static final String PASSWORD_KEY = "passwd";
     /** {@code proxy} in Debian's and Ubuntu's base-passwd, which the image inherits. */
     static final long SQUID_UID = 13;
     /** The lowest port an unprivileged process may bind without the pod's sysctl. */
     private static final int FIRST_UNPRIVILEGED_PORT = 1024;
     private static final String TMP_VOLUME = "tmp";
     private static final String AUTH_VOLUME = "auth";
+    private static final List<String> AUTH_FILES =
+            List.of(SquidAuth.PASSWORD_FILE, SquidAuth.KEY_FILE, SquidAuth.HELPER_FILE);
 
     private static final int MAX_LABEL_VALUE = 63;
     private static final Pattern LABEL_VALUE = Pattern.compile("([A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?)?");
@@ -104,7 +113,7 @@ final class PodTemplate {
                     .endVolume()
                     .addNewVolume().withName(AUTH_VOLUME)
                         .withNewSecret().withSecretName(req.name()).withDefaultMode(0440)
-                            .addNewItem().withKey(PASSWORD_KEY).withPath(PASSWORD_KEY).endItem()
+                            .withItems(AUTH_FILES.stream().map(f -> new KeyToPathBuilder().withKey(f).withPath(f).build()).toList())
                         .endSecret()
                     .endVolume()
                 .endSpec()
@@ -112,22 +121,23 @@ final class PodTemplate {
     }
 
     /**
-     * The Secret that carries the pod's password file: named like the pod, in its namespace (a pod
+     * The Secret that carries the pod's auth files: named like the pod, in its namespace (a pod
      * can mount no Secret of another namespace, and the Proxy's own credentials Secret may be in
-     * one), holding only the hashed line, never the password. Owned by the pod, so Kubernetes
-     * removes it with the pod; labelled like the pod, so garbage collection finds it too.
+     * one), holding the hashed password line (never the password), the lease key and the helper.
+     * Owned by the pod, so Kubernetes removes it with the pod; labelled like the pod, so garbage
+     * collection finds it too.
      *
-     * @param podUid       the created pod's UID, for the owner reference
-     * @param passwordFile the password file's content
+     * @param podUid    the created pod's UID, for the owner reference
+     * @param authFiles the helper's files by name ({@link SquidAuth#files})
      */
-    static Secret secret(CreateRequest req, String namespace, String podUid, String passwordFile) {
+    static Secret secret(CreateRequest req, String namespace, String podUid, Map<String, String> authFiles) {
         return new SecretBuilder()
                 .withMetadata(metadata(req, namespace)
                         .addNewOwnerReference().withApiVersion("v1").withKind("Pod").withName(req.name()).withUid(podUid)
                         .endOwnerReference().build())
                 .withType("Opaque")
-                .withData(Map.of(PASSWORD_KEY,
-                        Base64.getEncoder().encodeToString(passwordFile.getBytes(StandardCharsets.UTF_8))))
+                .withData(authFiles.entrySet().stream().collect(Collectors.toMap(Map.Entry::getKey,
+                        e -> Base64.getEncoder().encodeToString(e.getValue().getBytes(StandardCharsets.UTF_8)))))
                 .build();
     }
 
@@ -201,15 +211,16 @@ final class PodTemplate {
      *       hierarchy we do not have.</li>
      * </ul>
      *
-     * @param passwordFile where Squid's auth helper reads the password file
+     * @param authDir where the auth helper's files are
+     * @param list    where the helper asks for the lease list, if it can
      */
-    static String squidConfig(int port, EgressPolicy policy, String passwordFile) {
+    static String squidConfig(int port, EgressPolicy policy, String authDir, Optional<SquidAuth.LeaseList> list) {
         List<String> lines = new ArrayList<>(List.of(
                 "http_port " + port,
                 "acl egress_clients src 10.0.0.0/8 100.64.0.0/10 172.16.0.0/12 192.168.0.0/16 fc00::/7 fe80::/10 "
                         + "127.0.0.0/8 ::1",
                 "http_access deny !egress_clients"));
-        lines.addAll(SquidAccessRules.lines(policy, SquidAccessRules.DEFAULT_AUTH_HELPER, passwordFile));
+        lines.addAll(SquidAccessRules.lines(policy, SquidAuth.program(SquidAuth.PERL, authDir, list)));
         lines.addAll(List.of(
                 "cache deny all",
                 "cache_mem 8 MB",
@@ -241,7 +252,8 @@ final class PodTemplate {
                 .withImage(image)
                 .withCommand(command(CONFIG_FILE))
                 .addNewEnv().withName(CONFIG_ENV)
-                    .withValue(squidConfig(req.port(), policy, AUTH_DIR + "/" + PASSWORD_KEY)).endEnv()
+                    .withValue(squidConfig(req.port(), policy, AUTH_DIR, policy.leaseLists().map(
+                            url -> new SquidAuth.LeaseList(url, req.namespace() + "/" + req.proxyName())))).endEnv()
                 .withNewSecurityContext()
                     .withRunAsNonRoot(true)
                     .withAllowPrivilegeEscalation(false)

@@ -9,7 +9,7 @@ import com.example.crawl.egress.provider.CreateRequest;
 import com.example.crawl.egress.provider.EgressPolicy;
 import com.example.crawl.egress.provider.Instance;
 import com.example.crawl.egress.provider.InstanceState;
-import com.example.crawl.egress.provider.PasswordFile;
+import com.example.crawl.egress.provider.SquidAuth;
 import com.example.crawl.egress.provider.Provider;
 import com.example.crawl.egress.provider.ProviderException;
 import com.example.crawl.egress.provider.TargetStatus;
@@ -163,7 +163,7 @@ public final class KvmProvider implements Provider, Checker, CollectsUnused, Aut
             }
             return null;
         });
-        byte[] seed = SeedIso.build(req, policy, PasswordFile.content(req.credentials(), random));
+        byte[] seed = SeedIso.build(req, policy, SquidAuth.files(req.credentials(), random));
         String seedXml = VolumeXml.seed(req.name(), seed.length);
         String seedName = VolumeXml.seedName(req.name());
         calls.call(id.host(), callTimeout, "upload seed " + seedName, libvirt -> {

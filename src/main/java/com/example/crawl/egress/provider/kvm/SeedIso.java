@@ -40,18 +40,18 @@ final class SeedIso {
     /**
      * The seed image for {@code req}.
      *
-     * @param passwordFile the password file's content ({@code PasswordFile.content}), which
-     *                     carries a random salt and is therefore made by the caller
+     * @param authFiles the Squid auth helper's files ({@code SquidAuth.files}); the password file
+     *                  carries a random salt, so they are made by the caller
      */
-    static byte[] build(CreateRequest req, EgressPolicy policy, String passwordFile) {
+    static byte[] build(CreateRequest req, EgressPolicy policy, Map<String, String> authFiles) {
         Map<String, byte[]> files = new LinkedHashMap<>();
-        files.put(USER_DATA, userData(req, policy, passwordFile).getBytes(StandardCharsets.UTF_8));
+        files.put(USER_DATA, userData(req, policy, authFiles).getBytes(StandardCharsets.UTF_8));
         files.put(META_DATA, metaData(req.name()).getBytes(StandardCharsets.UTF_8));
         return IsoImage.write(VOLUME_ID, files);
     }
 
-    static String userData(CreateRequest req, EgressPolicy policy, String passwordFile) {
-        return OperatorCloudInit.merge(req.cloudInit(), passwordFile, policy, req.port());
+    static String userData(CreateRequest req, EgressPolicy policy, Map<String, String> authFiles) {
+        return OperatorCloudInit.merge(req.cloudInit(), authFiles, policy, req.port());
     }
 
     /**

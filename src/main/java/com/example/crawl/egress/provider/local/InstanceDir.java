@@ -2,6 +2,7 @@ package com.example.crawl.egress.provider.local;
 
 import com.example.crawl.egress.provider.EgressPolicy;
 import com.example.crawl.egress.provider.SquidAccessRules;
+import com.example.crawl.egress.provider.SquidAuth;
 import java.io.IOException;
 import java.io.Reader;
 import java.io.UncheckedIOException;
@@ -16,13 +17,14 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
 import java.util.stream.Stream;
 
 /**
- * One local instance's directory under the state directory: its Squid config, password file and
- * logs, and the facts a restarted operator needs to find it again (owner, address, port, process
+ * One local instance's directory under the state directory: its Squid config, auth helper files
+ * and logs, and the facts a restarted operator needs to find it again (owner, address, port, process
  * id).
  *
  * <p>Not thread-safe; the provider serialises calls per instance name.
@@ -30,8 +32,6 @@ import java.util.stream.Stream;
 record InstanceDir(Path dir) {
 
     private static final String FACTS = "instance.properties";
-    /** The password file's name in {@link #run()}, as Squid's auth helper opens it (relative). */
-    static final String PASSWORD_FILE = "passwd";
 
     /**
      * What the directory records about its instance.
@@ -55,7 +55,7 @@ record InstanceDir(Path dir) {
     }
 
     /**
-     * Squid's working directory and the only place it writes: its password file and logs. Owned by
+     * Squid's working directory and the only place it writes: its auth files and logs. Owned by
      * the user Squid runs as, which is not the operator's when the operator runs as root.
      */
     Path run() {
@@ -97,22 +97,27 @@ record InstanceDir(Path dir) {
 
     /**
      * Creates the directory (0700) with Squid's configuration (0600) and its working directory
-     * {@link #run()} holding the password file (0700 and 0600, owned by {@code squidUser} when
-     * given). The state directory above stays closed to everyone but the operator's user: Squid
+     * {@link #run()} holding the auth helper's files (0700 and 0600, owned by {@code squidUser}
+     * when given). The state directory above stays closed to everyone but the operator's user: Squid
      * reaches its files through its working directory, which it is started in, never by a path
      * through the state directory.
      *
      * @param squidUser the user Squid switches to, when the operator runs as root
      */
-    void prepare(String squidConfig, String passwordFile, Optional<UserPrincipal> squidUser) throws IOException {
+    void prepare(String squidConfig, Map<String, String> authFiles, Optional<UserPrincipal> squidUser)
+            throws IOException {
         createPrivateDirectory(dir);
         writePrivate(config(), squidConfig);
         createPrivateDirectory(run());
-        Path passwords = run().resolve(PASSWORD_FILE);
-        writePrivate(passwords, passwordFile);
+        for (Map.Entry<String, String> file : authFiles.entrySet()) {
+            Path path = run().resolve(file.getKey());
+            writePrivate(path, file.getValue());
+            if (squidUser.isPresent()) {
+                Files.setOwner(path, squidUser.get());
+            }
+        }
         if (squidUser.isPresent()) {
             Files.setOwner(run(), squidUser.get());
-            Files.setOwner(passwords, squidUser.get());
         }
     }
 
@@ -139,10 +144,13 @@ record InstanceDir(Path dir) {
      * the target an egress address of its own. Only there: a socket bound to a loopback address
      * cannot reach any other network.
      *
-     * @param authHelper    the {@code basic_ncsa_auth} executable
+     * <p>The auth helper's files are in the working directory too, and the helper asks the policy's
+     * URL (local mode's discovery address), if any, for the instance's lease list.
+     *
+     * @param perl          the Perl that runs the auth helper
      * @param effectiveUser the user Squid switches to when started as root, or empty
      */
-    static String squidConfig(Facts f, EgressPolicy policy, String authHelper, Optional<String> effectiveUser) {
+    static String squidConfig(Facts f, EgressPolicy policy, String perl, Optional<String> effectiveUser) {
         List<String> lines = new ArrayList<>(List.of(
                 "# written by egress-proxies-operator for " + f.namespace() + "/" + f.proxyName(),
                 "http_port " + f.address() + ":" + f.port(),
@@ -165,7 +173,8 @@ record InstanceDir(Path dir) {
                 "http_access deny !egress_clients",
                 "acl egress_loopback_destinations dst 127.0.0.0/8",
                 "tcp_outgoing_address " + f.address() + " egress_loopback_destinations"));
-        lines.addAll(SquidAccessRules.lines(policy, authHelper, PASSWORD_FILE));
+        lines.addAll(SquidAccessRules.lines(policy, SquidAuth.program(perl, "", policy.leaseLists()
+                .map(url -> new SquidAuth.LeaseList(url, f.namespace() + "/" + f.proxyName())))));
         lines.add("");
         return String.join("\n", lines);
     }

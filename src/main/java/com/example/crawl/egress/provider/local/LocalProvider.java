@@ -7,7 +7,7 @@ import com.example.crawl.egress.provider.CreateRequest;
 import com.example.crawl.egress.provider.EgressPolicy;
 import com.example.crawl.egress.provider.Instance;
 import com.example.crawl.egress.provider.InstanceState;
-import com.example.crawl.egress.provider.PasswordFile;
+import com.example.crawl.egress.provider.SquidAuth;
 import com.example.crawl.egress.provider.Provider;
 import com.example.crawl.egress.provider.ProviderException;
 import com.example.crawl.egress.provider.TargetStatus;
@@ -151,8 +151,8 @@ public final class LocalProvider implements Provider, Checker, AutoCloseable {
     }
 
     private void prepare(InstanceDir dir, Facts facts, CreateRequest req) throws IOException {
-        dir.prepare(InstanceDir.squidConfig(facts, policy, squid.authHelper().toString(),
-                squid.switchesTo().map(UserPrincipal::getName)), PasswordFile.content(req.credentials(), random),
+        dir.prepare(InstanceDir.squidConfig(facts, policy, squid.perl().toString(),
+                squid.switchesTo().map(UserPrincipal::getName)), SquidAuth.files(req.credentials(), random),
                 squid.switchesTo());
     }
 

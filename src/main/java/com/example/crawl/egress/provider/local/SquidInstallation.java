@@ -1,6 +1,7 @@
 package com.example.crawl.egress.provider.local;
 
 import com.example.crawl.egress.config.ConfigException;
+import com.example.crawl.egress.provider.SquidAuth;
 import java.io.File;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -13,22 +14,20 @@ import java.util.Optional;
 import java.util.stream.Stream;
 
 /**
- * The Squid this machine has, as the local provider runs it: the binary, its
- * {@code basic_ncsa_auth} helper, and the unprivileged user it switches to when the operator runs
+ * The Squid this machine has, as the local provider runs it: the binary, the Perl that runs the
+ * operator's auth helper ({@code SquidAuth}; Debian's and Ubuntu's Squid packages depend on it),
+ * and the unprivileged user it switches to when the operator runs
  * as root (Squid refuses to run as root), which must own what Squid opens after it switched.
  *
  * @param switchesTo empty when the operator is not root: Squid then stays the operator's user
  */
-record SquidInstallation(Path squid, Path authHelper, Optional<UserPrincipal> switchesTo) {
+record SquidInstallation(Path squid, Path perl, Optional<UserPrincipal> switchesTo) {
 
-    /** Where distributions install Squid's helpers. */
-    private static final List<String> HELPER_DIRS = List.of("/usr/lib/squid", "/usr/lib64/squid",
-            "/usr/libexec/squid", "/usr/local/libexec/squid");
     /** Users Squid may switch to when started as root, in order of preference (Debian's first). */
     private static final List<String> SQUID_USERS = List.of("proxy", "squid", "nobody");
 
     /**
-     * Finds Squid, its helper and, for a root operator, the user to switch to.
+     * Finds Squid, Perl and, for a root operator, the user to switch to.
      *
      * @param provider the provider's name, for messages
      * @throws ConfigException naming what is missing and how to install it
@@ -37,12 +36,13 @@ record SquidInstallation(Path squid, Path authHelper, Optional<UserPrincipal> sw
         Path binary = findSquid(squidBinary).orElseThrow(() -> new ConfigException("provider \"" + provider
                 + "\": squid (\"" + squidBinary + "\") is not on the PATH; install it "
                 + "(Debian/Ubuntu: apt-get install squid) or set squidBinary to its absolute path"));
-        Path helper = HELPER_DIRS.stream().map(d -> Path.of(d, "basic_ncsa_auth")).filter(Files::isExecutable)
-                .findFirst().orElseThrow(() -> new ConfigException("provider \"" + provider + "\": Squid's "
-                        + "basic_ncsa_auth helper is not in " + String.join(", ", HELPER_DIRS)
-                        + "; it comes with Squid (Debian/Ubuntu: apt-get install squid)"));
+        Path perl = Path.of(SquidAuth.PERL);
+        if (!Files.isExecutable(perl)) {
+            throw new ConfigException("provider \"" + provider + "\": " + perl + ", which runs the proxies' auth "
+                    + "helper, is missing; it comes with Squid (Debian/Ubuntu: apt-get install squid)");
+        }
         try {
-            return new SquidInstallation(binary, helper, runningAsRoot() ? Optional.of(unprivilegedUser(binary))
+            return new SquidInstallation(binary, perl, runningAsRoot() ? Optional.of(unprivilegedUser(binary))
                     : Optional.empty());
         } catch (IOException e) {
             throw new ConfigException("provider \"" + provider + "\": " + e.getMessage());

@@ -24,7 +24,7 @@ import org.junit.jupiter.api.Test;
 class InsertRequestsTest {
 
     static final String UID = "0b6f6f4e-1c2d-4e5f-8a9b-0c1d2e3f4a5b";
-    static final String PASSWORDS = "crawler-test:$6$saltsaltsaltsalt$hash\n";
+    static final Map<String, String> PASSWORDS = Map.of("passwd", "crawler-test:$6$saltsaltsaltsalt$hash\n");
     static final GcpSpec SHAPE = new GcpSpec("europe-west4-a", "e2-small", "projects/debian-cloud/global/images/family/debian-12",
             null, null, false, List.of());
 

@@ -9,6 +9,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.example.crawl.egress.api.InstanceName;
 import com.example.crawl.egress.api.ProxyCredentials;
 import com.example.crawl.egress.config.ProviderConfig;
+import com.example.crawl.egress.api.LeaseCredentials;
+import com.example.crawl.egress.provider.SquidAuth;
 import com.example.crawl.egress.provider.CreateRequest;
 import com.example.crawl.egress.provider.EgressPolicy;
 import com.example.crawl.egress.provider.Instance;
@@ -70,6 +72,8 @@ class PodSecretIT {
         assertTrue(line.startsWith(CRAWLER.username() + ":$6$"), line);
         assertEquals(hash, Crypt.crypt(CRAWLER.password().getBytes(StandardCharsets.UTF_8), hash));
         assertFalse(line.contains(CRAWLER.password()));
+        assertEquals(LeaseCredentials.keyFile(CRAWLER), file(secret, SquidAuth.KEY_FILE), "the lease key beside it");
+        assertEquals(SquidAuth.helper(), file(secret, SquidAuth.HELPER_FILE), "and the helper that reads both");
         assertNull(api.client().secrets().inNamespace("crawlers").withName(req.name()).get(),
                 "nothing in the Proxy's namespace: the pod could not mount it");
     }
@@ -87,7 +91,7 @@ class PodSecretIT {
     void shouldTakeOverTheSecretAnEarlierPodOfTheSameProxyLeft() throws Exception {
         CreateRequest req = request("uid-1");
         api.client().secrets().inNamespace("proxies").resource(new SecretBuilder(
-                PodTemplate.secret(req, "proxies", "uid-of-the-deleted-pod", "crawler-old:$6$old$old\n")).build()).create();
+                PodTemplate.secret(req, "proxies", "uid-of-the-deleted-pod", Map.of("passwd", "crawler-old:$6$old$old\n"))).build()).create();
 
         provider.create(req);
 
@@ -114,6 +118,10 @@ class PodSecretIT {
     }
 
     private static String passwd(Secret secret) {
-        return new String(Base64.getDecoder().decode(secret.getData().get("passwd")), StandardCharsets.UTF_8);
+        return file(secret, SquidAuth.PASSWORD_FILE);
+    }
+
+    private static String file(Secret secret, String name) {
+        return new String(Base64.getDecoder().decode(secret.getData().get(name)), StandardCharsets.UTF_8);
     }
 }

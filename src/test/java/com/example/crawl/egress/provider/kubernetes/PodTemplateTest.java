@@ -10,6 +10,7 @@ import com.example.crawl.egress.config.ProviderConfig;
 import com.example.crawl.egress.provider.CreateRequest;
 import com.example.crawl.egress.provider.EgressPolicy;
 import com.example.crawl.egress.provider.SquidAccessRules;
+import com.example.crawl.egress.provider.SquidAuth;
 import com.example.crawl.egress.provider.TestCredentials;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -20,10 +21,12 @@ import io.fabric8.kubernetes.api.model.SecurityContext;
 import io.fabric8.kubernetes.api.model.Sysctl;
 import io.fabric8.kubernetes.api.model.Volume;
 import io.fabric8.kubernetes.api.model.VolumeMount;
+import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.util.Base64;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
 class PodTemplateTest {
@@ -91,7 +94,7 @@ class PodTemplateTest {
         Container c = squid(PodTemplate.build(request(8080, null), "proxies", "", EgressPolicy.DEFAULT));
 
         String config = env(c, PodTemplate.CONFIG_ENV);
-        assertEquals(PodTemplate.squidConfig(8080, EgressPolicy.DEFAULT, "/etc/squid/egress-auth/passwd"), config);
+        assertEquals(PodTemplate.squidConfig(8080, EgressPolicy.DEFAULT, "/etc/squid/egress-auth", Optional.empty()), config);
         assertTrue(config.startsWith("http_port 8080\n"), config);
         assertFalse(config.contains("3128"), "no trace of the stock port: " + config);
     }
@@ -108,11 +111,11 @@ class PodTemplateTest {
     @Test
     void shouldRefuseNonPrivateClientsThenApplyTheOperatorsAccessRules() {
         EgressPolicy policy = new EgressPolicy(List.of("10.96.0.0/12"), List.of("443", "8443"), List.of());
-        String config = PodTemplate.squidConfig(3128, policy, "/etc/squid/egress-auth/passwd");
+        String config = PodTemplate.squidConfig(3128, policy, "/etc/squid/egress-auth", Optional.empty());
 
         List<String> access = config.lines().filter(l -> l.startsWith("http_access")).toList();
-        List<String> rules = SquidAccessRules.lines(policy, SquidAccessRules.DEFAULT_AUTH_HELPER,
-                "/etc/squid/egress-auth/passwd");
+        List<String> rules = SquidAccessRules.lines(policy, SquidAuth.program(SquidAuth.PERL, "/etc/squid/egress-auth",
+                Optional.empty()));
         assertEquals("http_access deny !egress_clients", access.get(0), "strangers first: not even a 407 for them");
         assertEquals(rules.stream().filter(l -> l.startsWith("http_access")).toList(), access.subList(1, access.size()));
         assertTrue(config.contains("\n" + String.join("\n", rules) + "\n"), config);
@@ -152,8 +155,9 @@ class PodTemplateTest {
     }
 
     @Test
-    void shouldWriteOnlyToAnEmptyDirAndReadThePasswordFileFromItsSecretReadOnly() {
-        Pod pod = PodTemplate.build(request(3128, null), "proxies", "", EgressPolicy.DEFAULT);
+    void shouldWriteOnlyToAnEmptyDirAndReadTheAuthFilesFromItsSecretReadOnly() {
+        Pod pod = PodTemplate.build(request(3128, null), "proxies", "",
+                EgressPolicy.DEFAULT.withLeaseLists(URI.create("http://egress-proxies-discovery.egress-proxies.svc:8090")));
         Map<String, Volume> volumes = new java.util.TreeMap<>();
         pod.getSpec().getVolumes().forEach(v -> volumes.put(v.getName(), v));
         Map<String, VolumeMount> mounts = new java.util.TreeMap<>();
@@ -164,17 +168,22 @@ class PodTemplateTest {
         assertEquals("/tmp", mounts.get("tmp").getMountPath());
         assertEquals("proxy-abcdefghijklmnop", volumes.get("auth").getSecret().getSecretName());
         assertEquals(0440, volumes.get("auth").getSecret().getDefaultMode());
-        assertEquals("passwd", volumes.get("auth").getSecret().getItems().get(0).getKey());
+        assertEquals(List.of("passwd", "lease.key", "lease_auth.pl"), volumes.get("auth").getSecret().getItems().stream()
+                .map(i -> i.getKey() + (i.getKey().equals(i.getPath()) ? "" : " at " + i.getPath())).toList());
         assertEquals("/etc/squid/egress-auth", mounts.get("auth").getMountPath());
         assertEquals(Boolean.TRUE, mounts.get("auth").getReadOnly());
         String config = env(squid(pod), PodTemplate.CONFIG_ENV);
-        assertTrue(config.contains("basic_ncsa_auth /etc/squid/egress-auth/passwd\n"), config);
+        assertTrue(config.contains("auth_param basic program /usr/bin/perl /etc/squid/egress-auth/lease_auth.pl "
+                + "/etc/squid/egress-auth/passwd /etc/squid/egress-auth/lease.key "
+                + "http://egress-proxies-discovery.egress-proxies.svc:8090 crawlers/eu-1\n"),
+                "the helper asks the discovery Service for this Proxy's lease list: " + config);
         assertFalse(config.contains(TestCredentials.ANY.password()), "the pod spec never holds the password");
     }
 
     @Test
-    void shouldPutOnlyTheHashedLineInThePodsSecretOwnedByThePod() {
-        Secret secret = PodTemplate.secret(request(3128, null), "proxies", "pod-uid-7", "crawler-test:$6$salt$hash\n");
+    void shouldPutOnlyTheAuthFilesInThePodsSecretOwnedByThePod() {
+        Secret secret = PodTemplate.secret(request(3128, null), "proxies", "pod-uid-7",
+                Map.of("passwd", "crawler-test:$6$salt$hash\n", "lease.key", "00\n"));
 
         assertEquals("proxy-abcdefghijklmnop", secret.getMetadata().getName());
         assertEquals("proxies", secret.getMetadata().getNamespace());
@@ -183,7 +192,7 @@ class PodTemplateTest {
         assertEquals("Pod", secret.getMetadata().getOwnerReferences().get(0).getKind());
         assertEquals("pod-uid-7", secret.getMetadata().getOwnerReferences().get(0).getUid());
         assertEquals(Map.of("passwd", Base64.getEncoder().encodeToString(
-                "crawler-test:$6$salt$hash\n".getBytes(StandardCharsets.UTF_8))), secret.getData());
+                "crawler-test:$6$salt$hash\n".getBytes(StandardCharsets.UTF_8)), "lease.key", "MDAK"), secret.getData());
     }
 
     @Test

@@ -13,18 +13,21 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.example.crawl.egress.api.LeaseCredentials;
 import com.example.crawl.egress.api.ProxyCredentials;
 import com.example.crawl.egress.lab.Hardening;
 import com.example.crawl.egress.lab.LabSquid;
 import com.example.crawl.egress.lab.NetnsLab;
 import com.example.crawl.egress.lab.ProxyReply;
 import com.example.crawl.egress.provider.EgressPolicy;
-import com.example.crawl.egress.provider.PasswordFile;
+import com.example.crawl.egress.provider.SquidAuth;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.SecureRandom;
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -45,8 +48,8 @@ class SquidPodCommandIT {
     private static final ProxyCredentials WRONG = new ProxyCredentials(CRAWLER.username(), "not-the-password");
     /** The cluster's Service CIDR in this test: the unserved public address stands for it. */
     private static final EgressPolicy POLICY = new EgressPolicy(List.of(UNSERVED + "/32"), List.of("443"), List.of());
-    /** Where the lab stages the test's files, as the Secret volume would mount the password file. */
-    private static final String PASSWORD_FILE = Hardening.pod().stage() + "/passwd";
+    /** Where the lab stages the test's files, as the Secret volume would mount the auth files. */
+    private static final String AUTH_DIR = Hardening.pod().stage();
 
     @TempDir
     static Path dir;
@@ -57,8 +60,10 @@ class SquidPodCommandIT {
     @BeforeAll
     static void start() throws Exception {
         lab = NetnsLab.create();
-        Files.writeString(dir.resolve("passwd"), PasswordFile.content(CRAWLER, new SecureRandom()));
-        config = PodTemplate.squidConfig(PORT, POLICY, PASSWORD_FILE);
+        for (Map.Entry<String, String> file : SquidAuth.files(CRAWLER, new SecureRandom()).entrySet()) {
+            Files.writeString(dir.resolve(file.getKey()), file.getValue());
+        }
+        config = PodTemplate.squidConfig(PORT, POLICY, AUTH_DIR, Optional.empty());
         squid = lab.startProxy(PodTemplate.command(PodTemplate.CONFIG_FILE), Map.of(PodTemplate.CONFIG_ENV, config),
                 dir, PORT, Hardening.pod());
     }
@@ -88,6 +93,26 @@ class SquidPodCommandIT {
         ProxyReply https = lab.tunnel(squid, url(PUBLIC, 443), CRAWLER);
         assertEquals(200, https.connectStatus(), https.toString());
         assertEquals(answerFrom(PUBLIC, 443), https.body());
+    }
+
+    @Test
+    void shouldTakeALeasesCredentialsUntilItsExpiryAndNoForgery() {
+        Instant now = Instant.now();
+        ProxyCredentials lease = LeaseCredentials.mint(CRAWLER, "lease-digest-AAAAAAAAAA", now, now.plusSeconds(60));
+        ProxyCredentials ended = LeaseCredentials.mint(CRAWLER, "lease-digest-BBBBBBBBBB", now.minusSeconds(60),
+                now.minusSeconds(1));
+        ProxyCredentials otherProxys = LeaseCredentials.mint(ProxyCredentials.generate(new SecureRandom()),
+                "lease-digest-AAAAAAAAAA", now, now.plusSeconds(60));
+        ProxyCredentials longer = new ProxyCredentials(lease.username().replaceFirst("\\.(\\d+)\\.lease-digest",
+                "." + now.plusSeconds(3600).toEpochMilli() + ".lease-digest"), lease.password());
+
+        ProxyReply crawl = lab.request(squid, url(PUBLIC, 80), lease);
+        assertEquals(200, crawl.status(), crawl + "\n" + squid.output());
+        assertEquals(200, lab.tunnel(squid, url(PUBLIC, 443), lease).connectStatus());
+        assertEquals(407, lab.request(squid, url(PUBLIC, 80), ended).status(), "past its expiry");
+        assertEquals(407, lab.request(squid, url(PUBLIC, 80), otherProxys).status(), "made with another proxy's key");
+        assertEquals(407, lab.request(squid, url(PUBLIC, 80), longer).status(), "its expiry moved on");
+        assertEquals(403, lab.request(squid, url(METADATA, 80), lease).status(), "and the inside stays closed");
     }
 
     @Test

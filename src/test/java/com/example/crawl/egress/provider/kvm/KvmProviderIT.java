@@ -145,7 +145,7 @@ class KvmProviderIT {
             Path seed = lab.poolDirectory().resolve(VolumeXml.seedName(req.name()));
             assertTrue(Tools.run("isoinfo", "-d", "-i", seed.toString()).contains("Volume id: cidata"));
             String userData = decodedParts(Tools.run("isoinfo", "-J", "-x", "/user-data", "-i", seed.toString()));
-            assertTrue(userData.contains("/etc/squid/egress-proxy.passwd") && userData.contains("crawler:$"),
+            assertTrue(userData.contains("/etc/squid/egress-proxy/passwd") && userData.contains("crawler:$"),
                     "the operator's part, with the hashed credentials: " + userData);
             assertFalse(userData.contains("s3cret-pass"), "never the password itself");
             assertEquals(1, requests(image), "downloaded once");
@@ -398,7 +398,7 @@ class KvmProviderIT {
         String seedName = VolumeXml.seedName(req.name());
         CreateRequest earlier = new CreateRequest(req.name(), req.ownerUid(), req.namespace(), req.proxyName(),
                 req.port(), req.cloudInit(), new ProxyCredentials("old-user", "old-pass"), null, req.kvm(), null);
-        byte[] stale = SeedIso.build(earlier, EgressPolicy.DEFAULT, "old-user:$apr1$x$y\n");
+        byte[] stale = SeedIso.build(earlier, EgressPolicy.DEFAULT, Map.of("passwd", "old-user:$apr1$x$y\n"));
         Path cut = Files.write(dir.resolve("cut-seed.iso"), Arrays.copyOf(stale, stale.length / 2));
         lab.virsh("vol-create-as", KvmLab.POOL, seedName, Long.toString(stale.length), "--format", "raw");
         lab.virsh("vol-upload", "--pool", KvmLab.POOL, seedName, cut.toString()); // as a cut upload leaves it

@@ -14,6 +14,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.stream.Collectors;
@@ -30,7 +31,8 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class SeedIsoIT {
 
-    private static final String PASSWORD_FILE = "crawler:$6$saltsaltsaltsalt$0123456789abcdef\n";
+    private static final Map<String, String> PASSWORD_FILE =
+            Map.of("passwd", "crawler:$6$saltsaltsaltsalt$0123456789abcdef\n");
     private static final EgressPolicy POLICY = new EgressPolicy(List.of("10.96.0.0/12"), List.of("443", "8443"),
             List.of());
     private static final CreateRequest REQUEST = new CreateRequest("proxy-abcdefghijklmnop", "uid-1", "crawlers",

@@ -17,7 +17,7 @@ import org.junit.jupiter.api.Test;
 
 class SeedIsoTest {
 
-    static final String PASSWORD_FILE = "crawler:$6$saltsaltsaltsalt$hash\n";
+    static final Map<String, String> PASSWORD_FILE = Map.of("passwd", "crawler:$6$saltsaltsaltsalt$hash\n");
     static final CreateRequest REQUEST = new CreateRequest("proxy-abcdefghijklmnop", "uid-1", "crawlers", "kvm-1",
             3128, "#cloud-config\npackages: [squid]\n", new ProxyCredentials("crawler", "s3cret-pass"), null,
             new KvmSpec("hv1", new KvmSpec.Image("https://img.test/a.qcow2", null), null, null, null, null, null, null),

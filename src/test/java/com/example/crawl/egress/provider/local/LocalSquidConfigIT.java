@@ -15,7 +15,7 @@ import com.example.crawl.egress.lab.LabSquid;
 import com.example.crawl.egress.lab.NetnsLab;
 import com.example.crawl.egress.lab.ProxyReply;
 import com.example.crawl.egress.provider.EgressPolicy;
-import com.example.crawl.egress.provider.PasswordFile;
+import com.example.crawl.egress.provider.SquidAuth;
 import com.example.crawl.egress.provider.SquidAccessRules;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -23,6 +23,7 @@ import java.nio.file.attribute.UserPrincipal;
 import java.security.SecureRandom;
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -54,13 +55,13 @@ class LocalSquidConfigIT {
         InstanceDir.Facts facts = new InstanceDir.Facts("proxy-lab", "uid-1", "crawl", "lab", LOOPBACK, PORT,
                 Instant.parse("2026-11-30T12:00:00Z"), 0);
         Path config = Files.writeString(dir.resolve("squid.conf"), InstanceDir.squidConfig(facts, LOCAL,
-                SquidAccessRules.DEFAULT_AUTH_HELPER, Optional.of("proxy")));
+                SquidAuth.PERL, Optional.of("proxy")));
         Path run = Files.createDirectory(dir.resolve("run"));
-        Path passwords = Files.writeString(run.resolve(InstanceDir.PASSWORD_FILE),
-                PasswordFile.content(CRAWLER, new SecureRandom()));
         UserPrincipal proxy = run.getFileSystem().getUserPrincipalLookupService().lookupPrincipalByName("proxy");
+        for (Map.Entry<String, String> file : SquidAuth.files(CRAWLER, new SecureRandom()).entrySet()) {
+            Files.setOwner(Files.writeString(run.resolve(file.getKey()), file.getValue()), proxy);
+        }
         Files.setOwner(run, proxy);
-        Files.setOwner(passwords, proxy);
         squid = lab.startSquid(config, run, PORT);
     }
 
