@@ -251,13 +251,16 @@ class DeployManifestsIT {
         assertTrue(podLabels.entrySet().containsAll(operator.getSpec().getPodSelector().getMatchLabels().entrySet()));
         NetworkPolicyIngressRule discovery = operator.getSpec().getIngress().stream()
                 .filter(r -> r.getPorts().stream().anyMatch(p -> p.getPort().getIntVal() == 8090)).findFirst().orElseThrow();
-        assertEquals(2, discovery.getFrom().size(), "crawler namespaces and the other replica reach discovery");
+        assertEquals(3, discovery.getFrom().size(), "crawler namespaces, the other replica and the Squid pods reach discovery");
         assertEquals(Map.of("crawl.example.com/egress-client", "true"),
                 discovery.getFrom().getFirst().getNamespaceSelector().getMatchLabels(), "only crawler namespaces");
         assertEquals(null, discovery.getFrom().getFirst().getPodSelector());
         assertEquals(null, discovery.getFrom().get(1).getNamespaceSelector(), "of the operator's own namespace only");
         assertEquals(operator.getSpec().getPodSelector().getMatchLabels(),
                 discovery.getFrom().get(1).getPodSelector().getMatchLabels(), "the operator's replicas, forwarding leases");
+        assertEquals(null, discovery.getFrom().get(2).getNamespaceSelector(), "the Squid pods of the operator's namespace");
+        assertEquals(Map.of(Proxy.MANAGED_LABEL, "true"), discovery.getFrom().get(2).getPodSelector().getMatchLabels(),
+                "their auth helpers ask for their lease lists");
 
         NetworkPolicy squid = one(kind, "NetworkPolicy", "egress-proxies-squid").as(NetworkPolicy.class);
         assertEquals(Map.of(Proxy.MANAGED_LABEL, "true"), squid.getSpec().getPodSelector().getMatchLabels(),
