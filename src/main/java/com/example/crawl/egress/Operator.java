@@ -160,6 +160,7 @@ final class Operator {
                         informers::leaseScoped, leases, Optional.of(config.discovery().token()).filter(t -> !t.isEmpty()), clients,
                         new DiscoveryServer.Instrumentation(metrics.leases(), metrics.discoveryRequests(),
                                 telemetry.openTelemetry()))));
+        metrics.readLeaseCapacity(discovery::capacity);
         metrics.readClientLeases(() -> {
             Map<String, Integer> active = new TreeMap<>();
             clients.clients().forEach(c -> active.put(c.name(), 0));

@@ -4,6 +4,7 @@ import com.example.crawl.egress.api.Proxy;
 import com.example.crawl.egress.api.ProxyCredentials;
 import com.example.crawl.egress.client.ClientRegistry;
 import com.example.crawl.egress.clock.NanoClock;
+import com.example.crawl.egress.lease.Candidate;
 import com.example.crawl.egress.lease.LeaseService;
 import com.sun.net.httpserver.HttpContext;
 import com.sun.net.httpserver.HttpHandler;
@@ -56,6 +57,7 @@ public final class DiscoveryServer implements AutoCloseable {
     private final LeaderClient forwarder = new LeaderClient(NanoClock.system(), CONNECT_TIMEOUT,
             FORWARD_TIMEOUT);
     private final ExecutorService executor = Executors.newVirtualThreadPerTaskExecutor();
+    private final ProxyCatalog catalog;
     private final AtomicBoolean closed = new AtomicBoolean();
 
     /**
@@ -85,7 +87,7 @@ public final class DiscoveryServer implements AutoCloseable {
             LOG.atWarn().addKeyValue("reason", "DISCOVERY_TOKEN is not set and --discovery-allow-unauthenticated is given")
                     .log("Serving the discovery API WITHOUT AUTHENTICATION: anyone who can reach it can lease proxies");
         }
-        ProxyCatalog catalog = new ProxyCatalog(proxies);
+        catalog = new ProxyCatalog(proxies);
         Map<Route, HttpHandler> handlers = Map.of(
                 Route.HEALTHZ, new HealthzHandler(),
                 Route.LIST_PROXIES, new ListProxiesHandler(catalog, leases),
@@ -131,6 +133,18 @@ public final class DiscoveryServer implements AutoCloseable {
 
     public void start() {
         server.start();
+    }
+
+    /**
+     * The leases the proxies this server lends now could take at once: the sum of {@code maxLeases}
+     * over the listed healthy ones, what an empty lease store could lend.
+     */
+    public int capacity() {
+        int total = 0;
+        for (Candidate c : catalog.current().candidates()) {
+            total += c.healthy() ? c.maxLeases() : 0;
+        }
+        return total;
     }
 
     /** The bound address, with the real port when 0 was asked for. */

@@ -25,6 +25,7 @@ import java.util.Objects;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BooleanSupplier;
+import java.util.function.IntSupplier;
 import java.util.function.Supplier;
 
 /**
@@ -192,6 +193,14 @@ public final class Metrics {
      * Registers {@code client_leases_active}, computed at every scrape from {@code byClient}: each
      * discovery client's running leases. Call once.
      */
+    /**
+     * Registers {@code lease_capacity}, computed at every scrape from {@code capacity}: the sum of
+     * {@code maxLeases} over the proxies discovery lends now. Call once.
+     */
+    public void readLeaseCapacity(IntSupplier capacity) {
+        ScrapeGauges.registerCapacity(registry, properties, Objects.requireNonNull(capacity, "capacity"));
+    }
+
     public void readClientLeases(Supplier<Map<String, Integer>> byClient) {
         ScrapeGauges.registerClients(registry, properties, Objects.requireNonNull(byClient, "byClient"));
     }

@@ -2,6 +2,7 @@ package com.example.crawl.egress.metrics;
 
 import com.example.crawl.egress.api.Phase;
 import com.example.crawl.egress.api.Proxy;
+import com.example.crawl.egress.api.ProxySpec;
 import com.example.crawl.egress.api.ProxyStatus;
 import com.example.crawl.egress.lease.ReportResult;
 import com.example.crawl.egress.queue.QueueStats;
@@ -14,6 +15,8 @@ import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
+import java.util.function.IntSupplier;
 import java.util.function.Supplier;
 
 /**
@@ -31,8 +34,10 @@ final class ScrapeGauges {
     }
 
     static void register(PrometheusRegistry registry, PrometheusProperties properties, Metrics.Sources sources) {
-        gauge(properties, "proxies", "Proxies by status phase, read from the informer cache", "phase")
-                .callback(cb -> byPhase(sources).forEach((phase, n) -> cb.call(n, phase.name())))
+        gauge(properties, "proxies", "Proxies by status phase and provider (empty for External Proxies), read from "
+                + "the informer cache", "phase", "provider")
+                .callback(cb -> byPhase(sources).forEach((provider, phases) -> phases.forEach((phase, n) -> cb.call(n,
+                        phase.name(), provider))))
                 .register(registry);
         gauge(properties, "leases_active", "Leases lent and neither released nor expired")
                 .callback(cb -> cb.call(sources.leases().get().activeLeases()))
@@ -91,6 +96,12 @@ final class ScrapeGauges {
                 .register(registry);
     }
 
+    /** The leases discovery could lend at most now, read at every scrape from {@code capacity}. */
+    static void registerCapacity(PrometheusRegistry registry, PrometheusProperties properties, IntSupplier capacity) {
+        gauge(properties, "lease_capacity", "Leases the proxies discovery lends now could take at once: the sum of "
+                + "their maxLeases").callback(cb -> cb.call(capacity.getAsInt())).register(registry);
+    }
+
     /** Leases per client, read at every scrape from {@code byClient} (every client known, those without a lease at 0). */
     static void registerClients(PrometheusRegistry registry, PrometheusProperties properties,
             Supplier<Map<String, Integer>> byClient) {
@@ -110,18 +121,32 @@ final class ScrapeGauges {
         return out;
     }
 
-    /** Every phase, with 0 for those no Proxy is in, so a phase's series never comes and goes. */
-    static Map<Phase, Integer> byPhase(Metrics.Sources sources) {
-        Map<Phase, Integer> counts = new EnumMap<>(Phase.class);
-        for (Phase phase : Phase.values()) {
-            counts.put(phase, 0);
-        }
+    /**
+     * Per provider that has a Proxy, every phase, with 0 for those none of its Proxies is in, so a
+     * phase's series never comes and goes while the provider has Proxies.
+     */
+    static Map<String, Map<Phase, Integer>> byPhase(Metrics.Sources sources) {
+        Map<String, Map<Phase, Integer>> counts = new TreeMap<>();
         for (Proxy p : sources.proxies().get()) {
             ProxyStatus status = p.getStatus();
             // Never reconciled yet: Pending, as Phase.of derives it for an object nothing has happened to.
             Phase phase = status == null || status.phase() == null ? Phase.Pending : status.phase();
-            counts.merge(phase, 1, Integer::sum);
+            counts.computeIfAbsent(provider(p), k -> zeros()).merge(phase, 1, Integer::sum);
         }
         return counts;
+    }
+
+    private static Map<Phase, Integer> zeros() {
+        Map<Phase, Integer> counts = new EnumMap<>(Phase.class);
+        for (Phase phase : Phase.values()) {
+            counts.put(phase, 0);
+        }
+        return counts;
+    }
+
+    /** The Proxy's provider as its spec names it; empty for an External Proxy, which has none. */
+    private static String provider(Proxy p) {
+        return p.getSpec() == null || p.getSpec().mode() != ProxySpec.Mode.Managed || p.getSpec().provider() == null
+                ? "" : p.getSpec().provider();
     }
 }

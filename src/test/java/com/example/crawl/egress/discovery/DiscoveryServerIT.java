@@ -154,6 +154,16 @@ class DiscoveryServerIT {
     }
 
     @Test
+    void shouldCountAsCapacityTheMaxLeasesOfWhatItLends() throws Exception {
+        assertEquals(0, world.server.capacity());
+        world.create(managed("big", "10.0.0.1", Map.of(), 3, true, 10L));
+        world.create(managed("small", "10.0.0.2", Map.of(), 1, true, 10L));
+        world.create(managed("down", "10.0.0.3", Map.of(), 5, false, null));
+
+        assertEquals(4, world.server.capacity(), "the healthy ones' maxLeases; an unhealthy proxy lends nothing");
+    }
+
+    @Test
     void shouldHandCredentialsToTheLeaseHolderAndToNoListing() throws Exception {
         world.create(managed("m1", "10.0.0.1", Map.of("region", "eu"), 1, true, 10L));
         String listed = http.get("/v1/proxies").text();

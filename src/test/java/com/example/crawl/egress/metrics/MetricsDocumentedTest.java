@@ -56,12 +56,13 @@ class MetricsDocumentedTest {
     }
 
     /** Every family on the registry, by the name {@code # TYPE} gives it, with its type. */
-    private static Map<String, String> registered() {
+    static Map<String, String> registered() {
         PrometheusRegistry registry = new PrometheusRegistry();
         Metrics metrics = new Metrics(registry);
         metrics.readAtScrape(new Metrics.Sources(List::of, () -> new LeaseStore.Counts(0, 0, 0, Map.of(), 0), () -> true, "lease",
                 List.of(Metrics.Controller.proxies(() -> new QueueStats(0, 0, Duration.ZERO, Duration.ZERO), 3))));
         metrics.readClientLeases(() -> Map.of("nightly-prices", 2));
+        metrics.readLeaseCapacity(() -> 7);
         metrics.readProviderChecks(() -> List.of(
                 new TargetReading("p", "t", true, Duration.ofMillis(5), Instant.EPOCH)));
         Map<String, String> out = new TreeMap<>();

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.example.crawl.egress.api.Phase;
 import com.example.crawl.egress.api.Proxy;
+import com.example.crawl.egress.api.ProxySpec;
 import com.example.crawl.egress.api.ProxyStatus;
 import com.example.crawl.egress.cache.ProxyKey;
 import com.example.crawl.egress.gc.GcRecorder;
@@ -274,6 +275,16 @@ class MetricsTest {
     }
 
     @Test
+    void shouldReadTheLeaseCapacityAtEachScrape() {
+        AtomicInteger capacity = new AtomicInteger(12);
+        metrics.readLeaseCapacity(capacity::get);
+
+        assertEquals(12.0, scrape().value("proxy_operator_lease_capacity", Map.of()).orElseThrow());
+        capacity.set(3);
+        assertEquals(3.0, scrape().value("proxy_operator_lease_capacity", Map.of()).orElseThrow());
+    }
+
+    @Test
     void shouldComputeGaugesFromTheirSourcesAtEachScrape() {
         List<Proxy> proxies = new ArrayList<>(List.of(proxy("a", Phase.Ready), proxy("b", Phase.Ready),
                 proxy("c", null)));
@@ -309,6 +320,17 @@ class MetricsTest {
                 .orElseThrow());
         assertEquals(0.0, page.value("proxy_operator_leader_election_master_status",
                 Map.of("name", "egress-proxies-operator")).orElseThrow());
+
+        Proxy managed = proxy("d", Phase.Unhealthy);
+        managed.setSpec(new ProxySpec(null, "gcp-eu", null, null, null, null, null, null, null, null, null));
+        proxies.add(managed);
+        Exposition withProvider = scrape();
+        assertEquals(1.0, withProvider.value("proxy_operator_proxies", Map.of("phase", "Unhealthy", "provider", "gcp-eu"))
+                .orElseThrow(), "by the provider its spec names");
+        assertEquals(0.0, withProvider.value("proxy_operator_proxies", Map.of("phase", "Ready", "provider", "gcp-eu"))
+                .orElseThrow(), "every phase of a provider with Proxies has a series");
+        assertEquals(2.0, phase(withProvider, "Ready"), "the others, without a provider, apart");
+        proxies.removeLast();
 
         proxies.removeFirst();
         leases.set(new LeaseStore.Counts(0, 0, 9, Map.of(), 0));
@@ -387,7 +409,7 @@ class MetricsTest {
     }
 
     private static double phase(Exposition page, String phase) {
-        return page.value("proxy_operator_proxies", Map.of("phase", phase)).orElseThrow();
+        return page.value("proxy_operator_proxies", Map.of("phase", phase, "provider", "")).orElseThrow();
     }
 
     private static ProbeResult failure(Duration elapsed) {

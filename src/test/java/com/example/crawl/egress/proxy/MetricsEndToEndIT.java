@@ -123,6 +123,7 @@ class MetricsEndToEndIT {
         discovery = up(new DiscoveryServer(new InetSocketAddress("127.0.0.1", 0), loop.informers::proxies,
                 loop.informers::credentials, leases, Optional.of(TOKEN), clients,
                 new DiscoveryServer.Instrumentation(metrics.leases(), metrics.discoveryRequests(), OpenTelemetry.noop())));
+        metrics.readLeaseCapacity(discovery::capacity);
         metrics.readClientLeases(() -> Map.of("it-client", leases.activeByClient().getOrDefault("it-client", 0)));
         metrics.readAtScrape(new Metrics.Sources(loop.informers::proxies, leases::counts, () -> true,
                 "egress-proxies-operator", List.of(Metrics.Controller.proxies(loop.queue::stats,
@@ -180,8 +181,8 @@ class MetricsEndToEndIT {
             assertTrue(!name.startsWith("proxy_operator_") || rows.stream().anyMatch(r -> r.name().equals(name)),
                     name + " is served but not documented in " + MetricsTable.PAGE);
         }
-        assertEquals(1.0, page.value("proxy_operator_proxies", Map.of("phase", "Ready")).orElseThrow());
-        assertEquals(1.0, page.value("proxy_operator_proxies", Map.of("phase", "Unhealthy")).orElseThrow());
+        assertEquals(1.0, page.value("proxy_operator_proxies", Map.of("phase", "Ready", "provider", "fake")).orElseThrow());
+        assertEquals(1.0, page.value("proxy_operator_proxies", Map.of("phase", "Unhealthy", "provider", "fake")).orElseThrow());
         assertTrue(failures(page, "down") >= 1, text);
         assertEquals(0.0, failures(page, "up"));
         assertTrue(page.value("proxy_operator_provider_requests_total",
@@ -212,7 +213,7 @@ class MetricsEndToEndIT {
         Exposition page = Exposition.parse(text);
         assertTrue(page.hasSeriesWith("proxy_operator_healthcheck_duration_seconds", "name", "up"), text);
         assertEquals(0.0, failures(page, "up"));
-        assertEquals(0.0, page.value("proxy_operator_proxies", Map.of("phase", "Unhealthy")).orElseThrow());
+        assertEquals(0.0, page.value("proxy_operator_proxies", Map.of("phase", "Unhealthy", "provider", "fake")).orElseThrow());
         assertFalse(text.contains("\"down\""), "no series names the deleted Proxy:\n" + text);
         assertEquals(0, promtool(text).exit());
     }

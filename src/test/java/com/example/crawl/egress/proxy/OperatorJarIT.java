@@ -76,7 +76,7 @@ class OperatorJarIT {
                 HttpResponse<String> metrics = scrape(metricsPort, "text/plain");
                 assertTrue(metrics.headers().firstValue("Content-Type").orElse("").startsWith("text/plain; version=0.0.4"),
                         metrics.headers().toString());
-                for (String series : List.of("proxy_operator_proxies{phase=\"Failed\"} 1.0",
+                for (String series : List.of("proxy_operator_proxies{phase=\"Failed\",provider=\"gcp-eu\"} 1.0",
                         "proxy_operator_leader_election_master_status{name=\"egress-proxies-operator\"} 1.0",
                         "proxy_operator_reconcile_total{controller=\"proxy\",result=\"success\"}",
                         "proxy_operator_workqueue_adds_total{controller=\"proxy\",name=\"proxy\"}",
