@@ -61,6 +61,14 @@ final class LocalOperator implements AutoCloseable {
         return launch(stateDir, discoveryPort, healthPort, flags, ProcessBuilder::new);
     }
 
+    /** As {@link #start}, with {@code /metrics} served on {@code 127.0.0.1:metricsPort}. */
+    static LocalOperator startWithMetrics(Path stateDir, int discoveryPort, int healthPort, int metricsPort)
+            throws IOException {
+        return launch(stateDir, discoveryPort, healthPort, List.of("--discovery-address=127.0.0.1:" + discoveryPort,
+                "--health-address=127.0.0.1:" + healthPort, "--metrics-address=127.0.0.1:" + metricsPort),
+                ProcessBuilder::new);
+    }
+
     /**
      * Starts the jar without an address flag, as the README runs it, inside {@code netns}: there the
      * default ports (discovery 8090, health 8081, metrics 8080, the probe target's 8091) are free
