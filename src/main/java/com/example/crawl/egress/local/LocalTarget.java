@@ -8,14 +8,25 @@ import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * The site local mode probes and crawls, on loopback so that nothing needs the internet:
  * {@code /generate_204} answers 204 (the default probe URL), {@code /ip} the caller's address as
- * text (the egress echo: each local Squid connects from its own loopback address), and every other
- * path a short text, which is what the README's "curl through the proxy" shows.
+ * text (the egress echo: each local Squid connects from its own loopback address), {@code /shop/<n>}
+ * a small shop that pushes back as sites do, for trying a crawler's integration
+ * ({@code docs/clients.md}), and every other path a short text, which is what the README's "curl
+ * through the proxy" shows.
+ *
+ * <p>The shop answers each page {@code /shop/<n>} (n from 1 to 1000) with its text, but the first
+ * request of a page whose number leaves 3 when divided by 6 gets {@code 429 Too Many Requests} with
+ * {@code Retry-After: 1}, and the first of one that leaves 5 gets {@code 403 Forbidden} with a block
+ * page: twelve pages meet two rate limits and two blocks, and every page can be fetched on a retry.
  *
  * <p>{@link #close} is idempotent.
  */
@@ -23,13 +34,17 @@ final class LocalTarget implements AutoCloseable {
 
     static final String GREETING = "hello from the local target, reached through a proxy\n";
 
+    private static final Pattern SHOP_PAGE = Pattern.compile("/shop/([1-9][0-9]{0,2}|1000)");
+
     private final HttpServer server;
     private final ExecutorService executor = Executors.newVirtualThreadPerTaskExecutor();
+    /** Shop pages that have pushed back once already. */
+    private final Set<Integer> pushedBack = ConcurrentHashMap.newKeySet();
 
     private LocalTarget(HttpServer server) {
         this.server = server;
         server.setExecutor(executor);
-        server.createContext("/", LocalTarget::answer);
+        server.createContext("/", this::answer);
         server.start();
     }
 
@@ -43,20 +58,40 @@ final class LocalTarget implements AutoCloseable {
         return URI.create("http://" + server.getAddress().getHostString() + ":" + server.getAddress().getPort() + "/");
     }
 
-    private static void answer(HttpExchange exchange) throws IOException {
+    private void answer(HttpExchange exchange) throws IOException {
         try (exchange) {
             String path = exchange.getRequestURI().getPath();
             if (path.equals("/generate_204")) {
                 exchange.sendResponseHeaders(204, -1);
                 return;
             }
-            String text = path.equals("/ip") ? exchange.getRemoteAddress().getAddress().getHostAddress() + "\n" : GREETING;
-            byte[] body = text.getBytes(StandardCharsets.UTF_8);
-            exchange.getResponseHeaders().set("Content-Type", "text/plain; charset=utf-8");
-            exchange.sendResponseHeaders(200, body.length);
-            try (OutputStream out = exchange.getResponseBody()) {
-                out.write(body);
+            Matcher shop = SHOP_PAGE.matcher(path);
+            if (shop.matches()) {
+                page(exchange, Integer.parseInt(shop.group(1)));
+                return;
             }
+            send(exchange, 200, path.equals("/ip") ? exchange.getRemoteAddress().getAddress().getHostAddress() + "\n"
+                    : GREETING);
+        }
+    }
+
+    private void page(HttpExchange exchange, int n) throws IOException {
+        if (n % 6 == 3 && pushedBack.add(n)) {
+            exchange.getResponseHeaders().set("Retry-After", "1");
+            send(exchange, 429, "too many requests; retry after a second\n");
+        } else if (n % 6 == 5 && pushedBack.add(n)) {
+            send(exchange, 403, "blocked: your address looks like a robot\n");
+        } else {
+            send(exchange, 200, "page " + n + " of the local shop\n");
+        }
+    }
+
+    private static void send(HttpExchange exchange, int status, String text) throws IOException {
+        byte[] body = text.getBytes(StandardCharsets.UTF_8);
+        exchange.getResponseHeaders().set("Content-Type", "text/plain; charset=utf-8");
+        exchange.sendResponseHeaders(status, body.length);
+        try (OutputStream out = exchange.getResponseBody()) {
+            out.write(body);
         }
     }
 
