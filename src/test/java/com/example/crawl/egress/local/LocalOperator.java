@@ -62,11 +62,12 @@ final class LocalOperator implements AutoCloseable {
     }
 
     /** As {@link #start}, with {@code /metrics} served on {@code 127.0.0.1:metricsPort}. */
-    static LocalOperator startWithMetrics(Path stateDir, int discoveryPort, int healthPort, int metricsPort)
-            throws IOException {
-        return launch(stateDir, discoveryPort, healthPort, List.of("--discovery-address=127.0.0.1:" + discoveryPort,
-                "--health-address=127.0.0.1:" + healthPort, "--metrics-address=127.0.0.1:" + metricsPort),
-                ProcessBuilder::new);
+    static LocalOperator startWithMetrics(Path stateDir, int discoveryPort, int healthPort, int metricsPort,
+            String... extra) throws IOException {
+        List<String> flags = new ArrayList<>(List.of("--discovery-address=127.0.0.1:" + discoveryPort,
+                "--health-address=127.0.0.1:" + healthPort, "--metrics-address=127.0.0.1:" + metricsPort));
+        flags.addAll(List.of(extra));
+        return launch(stateDir, discoveryPort, healthPort, flags, ProcessBuilder::new);
     }
 
     /**
