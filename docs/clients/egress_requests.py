@@ -4,12 +4,14 @@
     page = session.get("https://shop.example/item/1")
 
 Each get leases a proxy for the URL's host (the lease's target), fetches through it, reports what
-the site did, and releases the lease: 429 is `rate_limited` (with the site's Retry-After), 403 is
-`banned`, a failure to reach the site through the proxy is `failed`; after any of those it tries
-again with a new lease. A 409 or 503 from discovery is waited out for its Retry-After.
+the site did, and releases the lease: 429 is `rate_limited` (with the site's Retry-After), 403 or a
+page carrying block_marker (a text only the site's block page has) is `banned`, a failure to reach
+the site through the proxy is `failed`; after any of those it tries
+again with a new lease. A 409 or 503 from discovery is waited out for its Retry-After, at most
+MAX_WAIT seconds: another crawler's release frees a proxy sooner than the expiry it counts with.
 
 Run as a script: `python3 egress_requests.py URL...` prints each page, with DISCOVERY and
-DISCOVERY_TOKEN in the environment.
+DISCOVERY_TOKEN (and EGRESS_BLOCK_MARKER, if any) in the environment.
 """
 import os
 import sys
@@ -18,6 +20,7 @@ import urllib.parse
 
 import requests
 
+MAX_WAIT = 5
 _ERRORS = (requests.exceptions.ProxyError, requests.exceptions.ConnectionError, requests.exceptions.Timeout)
 
 
@@ -28,8 +31,9 @@ def retry_after(response, default=1):
 
 
 class EgressSession:
-    def __init__(self, discovery, token, selector=None, ttl_seconds=120, attempts=10, timeout=30):
+    def __init__(self, discovery, token, selector=None, ttl_seconds=120, attempts=10, timeout=30, block_marker=None):
         self.discovery = discovery.rstrip("/")
+        self.block_marker = block_marker
         self.selector = selector or {}
         self.ttl_seconds = ttl_seconds
         self.attempts = attempts
@@ -46,7 +50,7 @@ class EgressSession:
                 return answer.json()
             if answer.status_code not in (409, 429, 503):
                 answer.raise_for_status()
-            time.sleep(retry_after(answer))
+            time.sleep(min(retry_after(answer), MAX_WAIT))
         raise RuntimeError("no proxy could be leased for %s after %d attempts" % (target, self.attempts))
 
     def report(self, lease, result, **fields):
@@ -70,7 +74,7 @@ class EgressSession:
                 if page.status_code == 429:
                     self.report(lease, "rate_limited", retryAfterSeconds=retry_after(page))
                     continue
-                if page.status_code == 403:
+                if page.status_code == 403 or self.block_marker and self.block_marker in page.text:
                     self.report(lease, "banned")
                     continue
                 if page.status_code == 407 or page.status_code >= 500:
@@ -84,6 +88,7 @@ class EgressSession:
 
 
 if __name__ == "__main__":
-    session = EgressSession(os.environ["DISCOVERY"], os.environ["DISCOVERY_TOKEN"])
+    session = EgressSession(os.environ["DISCOVERY"], os.environ["DISCOVERY_TOKEN"],
+                            block_marker=os.environ.get("EGRESS_BLOCK_MARKER"))
     for url in sys.argv[1:]:
         sys.stdout.write(session.get(url).text)

@@ -25,6 +25,7 @@ if __name__ == "__main__":
         "DOWNLOADER_MIDDLEWARES": {"scrapy_egress.EgressProxyMiddleware": 700},
         "EGRESS_DISCOVERY": os.environ["DISCOVERY"],
         "EGRESS_TOKEN": os.environ["DISCOVERY_TOKEN"],
+        "EGRESS_BLOCK_MARKER": os.environ.get("EGRESS_BLOCK_MARKER"),
         "RETRY_ENABLED": False,  # the middleware retries, with a new lease each time
         "CONCURRENT_REQUESTS": 1,
         "LOG_LEVEL": "WARNING",

@@ -5,10 +5,12 @@ egress-proxies-operator for the request's host, and tells the operator what the 
     EGRESS_DISCOVERY = "http://egress-proxies-discovery.egress-proxies.svc:8090"
     EGRESS_TOKEN = "..."
 
-A 429 is reported `rate_limited` with the site's Retry-After, a 403 `banned`, a proxy error or a
+A 429 is reported `rate_limited` with the site's Retry-After, a 403 or a page that carries
+EGRESS_BLOCK_MARKER (a text only the site's block page has) `banned`, a proxy error or a
 failed connection `failed`; the lease is then released and the request retried with a new one,
 at most EGRESS_ATTEMPTS times. Anything else is reported `ok` and passed on. Discovery's 409 and
-503 are waited out for their Retry-After. Discovery is called synchronously: a few milliseconds
+503 are waited out for their Retry-After, at most 5 seconds (another crawler's release frees a
+proxy sooner than the expiry it counts with). Discovery is called synchronously: a few milliseconds
 per request on the cluster's network, which suits crawls of moderate concurrency.
 """
 import json
@@ -24,8 +26,9 @@ _ATTEMPTS = "egress_attempts"
 
 
 class EgressProxyMiddleware:
-    def __init__(self, discovery, token, ttl_seconds=120, attempts=10):
+    def __init__(self, discovery, token, ttl_seconds=120, attempts=10, block_marker=None):
         self.discovery = discovery.rstrip("/")
+        self.block_marker = block_marker.encode() if block_marker else None
         self.token = token
         self.ttl_seconds = ttl_seconds
         self.attempts = attempts
@@ -34,7 +37,7 @@ class EgressProxyMiddleware:
     def from_crawler(cls, crawler):
         s = crawler.settings
         return cls(s.get("EGRESS_DISCOVERY"), s.get("EGRESS_TOKEN"), s.getint("EGRESS_TTL_SECONDS", 120),
-                   s.getint("EGRESS_ATTEMPTS", 10))
+                   s.getint("EGRESS_ATTEMPTS", 10), s.get("EGRESS_BLOCK_MARKER"))
 
     def _call(self, method, path, body=None):
         request = urllib.request.Request(self.discovery + path, method=method,
@@ -54,7 +57,7 @@ class EgressProxyMiddleware:
                 return json.loads(body)
             if status not in (409, 429, 503):
                 raise IgnoreRequest("discovery answered %d: %s" % (status, body[:200]))
-            time.sleep(int(headers.get("Retry-After", "1")))
+            time.sleep(min(int(headers.get("Retry-After", "1")), 5))
         raise IgnoreRequest("no proxy could be leased for %s" % target)
 
     def _end(self, lease, result, **fields):
@@ -87,7 +90,7 @@ class EgressProxyMiddleware:
             retry_after = response.headers.get(b"Retry-After", b"1").decode()
             self._end(lease, "rate_limited", retryAfterSeconds=int(retry_after) if retry_after.isdigit() else 1)
             return self._again(request, spider)
-        if response.status == 403:
+        if response.status == 403 or self.block_marker and self.block_marker in response.body:
             self._end(lease, "banned")
             return self._again(request, spider)
         if response.status == 407 or response.status >= 500:

@@ -25,14 +25,18 @@ import java.util.regex.Pattern;
  *
  * <p>The shop answers each page {@code /shop/<n>} (n from 1 to 1000) with its text, but the first
  * request of a page whose number leaves 3 when divided by 6 gets {@code 429 Too Many Requests} with
- * {@code Retry-After: 1}, and the first of one that leaves 5 gets {@code 403 Forbidden} with a block
- * page: twelve pages meet two rate limits and two blocks, and every page can be fetched on a retry.
+ * {@code Retry-After: 1}, the first of one that leaves 5 gets {@code 403 Forbidden}, and the first of
+ * one that leaves 1 gets a block page with status 200 ({@value #BLOCK_PAGE_MARKER}), as sites that
+ * hide a block do: twelve pages meet two rate limits and four blocks, and every page can be
+ * fetched on a retry.
  *
  * <p>{@link #close} is idempotent.
  */
 final class LocalTarget implements AutoCloseable {
 
     static final String GREETING = "hello from the local target, reached through a proxy\n";
+    /** What the shop's block page says, for a crawler to recognise it by. */
+    static final String BLOCK_PAGE_MARKER = "are you a robot?";
 
     private static final Pattern SHOP_PAGE = Pattern.compile("/shop/([1-9][0-9]{0,2}|1000)");
 
@@ -81,6 +85,8 @@ final class LocalTarget implements AutoCloseable {
             send(exchange, 429, "too many requests; retry after a second\n");
         } else if (n % 6 == 5 && pushedBack.add(n)) {
             send(exchange, 403, "blocked: your address looks like a robot\n");
+        } else if (n % 6 == 1 && pushedBack.add(n)) {
+            send(exchange, 200, "<html><title>One moment</title><body>" + BLOCK_PAGE_MARKER + "</body></html>\n");
         } else {
             send(exchange, 200, "page " + n + " of the local shop\n");
         }

@@ -28,7 +28,8 @@ import tools.jackson.databind.JsonNode;
 /**
  * The crawler integrations of {@code docs/clients/} run as a team would run them, against
  * {@code --local} with its real Squids: each crawls twelve pages of the local target's shop, which
- * answers two of them {@code 429} with {@code Retry-After} and two {@code 403} the first time.
+ * answers two of them {@code 429} with {@code Retry-After}, two {@code 403} and two with a block
+ * page (status 200, told by its text) the first time.
  * Every page must be fetched, the operator must have heard every outcome (its metrics count the
  * reports, its cooldowns hold the bans), and no lease may be left behind.
  */
@@ -91,6 +92,7 @@ class CrawlerIntegrationsIT {
             Map<String, String> environment = new java.util.HashMap<>(env);
             environment.put("DISCOVERY", "http://127.0.0.1:" + discoveryPort);
             environment.put("DISCOVERY_TOKEN", op.token());
+            environment.put("EGRESS_BLOCK_MARKER", LocalTarget.BLOCK_PAGE_MARKER);
             Result crawled = run(all, environment);
 
             assertEquals(0, crawled.exit(), crawled.output());
@@ -101,11 +103,11 @@ class CrawlerIntegrationsIT {
             }
             Exposition metrics = Exposition.parse(get("http://127.0.0.1:" + metricsPort + "/metrics"));
             assertEquals(2.0, outcome(metrics, "report_rate_limited"), "the two 429s reported");
-            assertEquals(2.0, outcome(metrics, "report_banned"), "the two 403s reported");
+            assertEquals(4.0, outcome(metrics, "report_banned"), "the two 403s and the two block pages reported");
             assertEquals((double) PAGES, outcome(metrics, "report_ok"), "every page reported fetched");
             assertTrue(metrics.value("proxy_operator_lease_cooldowns_running", Map.of("outcome", "banned"))
                     .orElseThrow() >= 1, "the bans keep their proxies from the shop");
-            assertEquals(PAGES + 4.0, outcome(metrics, "released"), "every lease released");
+            assertEquals(PAGES + 6.0, outcome(metrics, "released"), "every lease released");
             assertEquals(0.0, metrics.value("proxy_operator_leases_active", Map.of()).orElseThrow(), "none left behind");
             JsonNode listed = op.call("GET", "/v1/proxies", null).body();
             listed.get("proxies").forEach(p -> assertEquals(0, p.get("activeLeases").asInt(), p.toString()));
