@@ -243,6 +243,9 @@ class DeployManifestsIT {
                 metrics.getMetadata().getLabels().get(e.getKey()), "ServiceMonitor selects the metrics Service: " + e));
         monitor.at("/spec/endpoints").forEach(e -> assertTrue(metrics.getSpec().getPorts().stream()
                 .anyMatch(p -> p.getName().equals(e.get("port").asString())), "port " + e.get("port")));
+        assertEquals(NAMESPACE, one(gcp, "PrometheusRule", OPERATOR).tree().at("/metadata/namespace").asString());
+        assertEquals("1", one(gcp, "ConfigMap", "egress-proxies-dashboard").tree().at("/metadata/labels/grafana_dashboard")
+                .asString(), "the monitoring component's dashboard, for Grafana's sidecar");
 
         List<Rendered> kind = render("overlays/kind");
         Map<String, String> podLabels = one(kind, "Deployment", OPERATOR).as(Deployment.class).getSpec().getTemplate()
