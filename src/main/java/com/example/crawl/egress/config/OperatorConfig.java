@@ -492,12 +492,7 @@ public record OperatorConfig(
         if (!local && !namespace.isEmpty()) {
             return Optional.of(URI.create("http://" + DISCOVERY_SERVICE + "." + namespace + ".svc:" + discovery.getPort()));
         }
-        String host = discovery.getHostString();
-        if (!local || host.isEmpty() || host.equals("0.0.0.0") || host.equals("::") || host.equals("[::]")) {
-            return Optional.empty();
-        }
-        String literal = host.contains(":") && !host.startsWith("[") ? "[" + host + "]" : host;
-        return Optional.of(URI.create("http://" + literal + ":" + discovery.getPort()));
+        return local ? httpUrl(discovery.getHostString(), discovery.getPort()) : Optional.empty();
     }
 
     private static Optional<URI> advertiseUrl(Flags f, Map<String, String> env, boolean local) throws ConfigException {
@@ -507,11 +502,16 @@ public record OperatorConfig(
         InetSocketAddress discovery = address(f, "discovery-address", local);
         String podIp = env.getOrDefault(POD_IP_ENV, "");
         String host = !podIp.isEmpty() ? podIp : discovery.getHostString();
+        return httpUrl(host, discovery.getPort());
+    }
+
+    /** {@code http://host:port}, an IPv6 host bracketed; empty for no host or a wildcard one, which names no peer. */
+    private static Optional<URI> httpUrl(String host, int port) {
         if (host.isEmpty() || host.equals("0.0.0.0") || host.equals("::") || host.equals("[::]")) {
             return Optional.empty();
         }
         String literal = host.contains(":") && !host.startsWith("[") ? "[" + host + "]" : host;
-        return Optional.of(URI.create("http://" + literal + ":" + discovery.getPort()));
+        return Optional.of(URI.create("http://" + literal + ":" + port));
     }
 
     private static Discovery discovery(Flags f, Map<String, String> env, boolean local) throws ConfigException {
