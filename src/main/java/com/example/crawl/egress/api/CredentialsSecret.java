@@ -104,8 +104,7 @@ public final class CredentialsSecret {
                 return named.isEmpty() ? Optional.empty()
                         : Optional.of(read(named.get(), ref.usernameKey(), ref.passwordKey()));
             }
-            Optional<Secret> own = secrets.apply(namespace, name(proxy.getMetadata().getName()))
-                    .filter(s -> ownedBy(s, proxy.getMetadata().getUid()));
+            Optional<Secret> own = own(proxy, secrets);
             return own.isEmpty() ? Optional.empty() : Optional.of(read(own.get()));
         } catch (Invalid e) {
             return Optional.empty();
@@ -122,11 +121,16 @@ public final class CredentialsSecret {
         if (spec == null || spec.mode() != ProxySpec.Mode.Managed) {
             return false;
         }
-        return secrets.apply(proxy.getMetadata().getNamespace(), name(proxy.getMetadata().getName()))
-                .filter(s -> ownedBy(s, proxy.getMetadata().getUid()))
+        return own(proxy, secrets)
                 .map(s -> s.getMetadata().getAnnotations())
                 .map(a -> LEASE_CREDENTIALS_VERSION.equals(a.get(LEASE_CREDENTIALS_ANNOTATION)))
                 .orElse(false);
+    }
+
+    /** A Managed Proxy's own Secret, only when the Proxy owns it. */
+    private static Optional<Secret> own(Proxy proxy, BiFunction<String, String, Optional<Secret>> secrets) {
+        return secrets.apply(proxy.getMetadata().getNamespace(), name(proxy.getMetadata().getName()))
+                .filter(s -> ownedBy(s, proxy.getMetadata().getUid()));
     }
 
     /** Whether {@code secret} names the Proxy with {@code uid} as its controller. */

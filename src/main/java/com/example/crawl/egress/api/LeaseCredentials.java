@@ -31,9 +31,9 @@ import javax.crypto.spec.SecretKeySpec;
 public final class LeaseCredentials {
 
     /** The first line of a lease list. */
-    public static final String LIST_HEADER = "egress-lease-list v1";
+    private static final String LIST_HEADER = "egress-lease-list v1";
     /** What a lease username starts with. */
-    static final String PREFIX = "lease.";
+    private static final String PREFIX = "lease.";
     private static final Pattern USERNAME = Pattern.compile("lease\\.\\d{1,15}\\.\\d{1,15}\\.[A-Za-z0-9_-]{1,64}");
     private static final byte[] KEY_LABEL = "egress-proxies lease key v1".getBytes(StandardCharsets.UTF_8);
     private static final String ALGORITHM = "HmacSHA256";
@@ -67,11 +67,6 @@ public final class LeaseCredentials {
             throw new IllegalArgumentException("a lease digest is URL-safe base64 of at most 64 characters");
         }
         return new ProxyCredentials(username, password(key(proxy), username));
-    }
-
-    /** Whether {@code username} has the shape of a lease's: the operator's own never does. */
-    public static boolean isLeaseUsername(String username) {
-        return USERNAME.matcher(username).matches();
     }
 
     /**
