@@ -29,6 +29,17 @@ import org.slf4j.LoggerFactory;
  */
 record Backend(OperatorConfig config, KubernetesClient client, ProviderRegistry providers, Optional<LocalMode> local) {
 
+    /**
+     * How the operator gets its backend: {@link Backend#open} in the product; a benchmark passes one
+     * that puts a provider of its own behind the same composition.
+     */
+    @FunctionalInterface
+    interface Opener {
+        /** The backend for {@code config}, its providers decorated with {@code decoration}. */
+        Backend open(OperatorConfig config, ProviderDecorator decoration, Shutdown shutdown)
+                throws ConfigException, StartException;
+    }
+
     /** The road {@code config} asks for; what it makes is registered with {@code shutdown}. */
     static Backend open(OperatorConfig config, ProviderDecorator decoration, Shutdown shutdown)
             throws ConfigException, StartException {

@@ -36,6 +36,12 @@ public final class Main {
 
     /** Runs the operator until {@code shutdown} is asked to stop; returns the process exit code. */
     static int run(List<String> args, Map<String, String> env, PrintStream out, PrintStream err, Shutdown shutdown) {
+        return run(args, env, out, err, shutdown, Backend::open);
+    }
+
+    /** As {@link #run(List, Map, PrintStream, PrintStream, Shutdown)}, on the backend {@code opener} opens. */
+    static int run(List<String> args, Map<String, String> env, PrintStream out, PrintStream err, Shutdown shutdown,
+            Backend.Opener opener) {
         if (args.contains("--help") || args.contains("-h")) {
             out.print(OperatorConfig.help());
             return EXIT_OK;
@@ -44,7 +50,7 @@ public final class Main {
             OperatorConfig config = OperatorConfig.parse(args, env);
             LogSetup.configure(config.logging().format(), config.logging().level(), out, Clock.systemUTC());
             JdkHttpServerLimits.apply(config.discovery()); // JVM-wide, read once: before any HttpServer exists
-            Operator.start(config, out, shutdown);
+            Operator.start(config, opener, out, shutdown);
             shutdown.await();
         } catch (ConfigException e) {
             err.println(OperatorConfig.PROGRAM + ": " + e.getMessage());

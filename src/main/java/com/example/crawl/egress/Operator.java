@@ -76,12 +76,12 @@ final class Operator {
     private Operator() {
     }
 
-    static void start(OperatorConfig flags, PrintStream out, Shutdown shutdown)
+    static void start(OperatorConfig flags, Backend.Opener opener, PrintStream out, Shutdown shutdown)
             throws ConfigException, StartException, ProxyInformers.NotSynced, InterruptedException {
         Telemetry telemetry = shutdown.register(TELEMETRY, Telemetry.start(flags.tracing()));
         Tracer tracer = telemetry.tracer();
         Metrics metrics = new Metrics(new PrometheusRegistry());
-        Backend backend = Backend.open(flags, ProviderDecorator.metered(metrics.providerRequests(), NanoClock.system())
+        Backend backend = opener.open(flags, ProviderDecorator.metered(metrics.providerRequests(), NanoClock.system())
                 .andThen(ProviderDecorator.traced(tracer)), shutdown); // the span covers the metering
         OperatorConfig config = backend.config();
         KubernetesClient client = backend.client();
