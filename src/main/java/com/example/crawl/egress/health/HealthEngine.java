@@ -9,6 +9,8 @@ import com.example.crawl.egress.proxy.HealthSource;
 import com.example.crawl.egress.proxy.HealthVerdict;
 import com.example.crawl.egress.tracing.ActiveSpan;
 import io.opentelemetry.api.trace.Tracer;
+import java.lang.management.GarbageCollectorMXBean;
+import java.lang.management.ManagementFactory;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -21,6 +23,7 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
 import java.util.function.Function;
+import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 import java.util.random.RandomGenerator;
 import org.slf4j.Logger;
@@ -71,13 +74,26 @@ public final class HealthEngine implements HealthSource, AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(HealthEngine.class);
     static final String SPAN = "health.probe";
 
-    /** The engine's sources of time, threads and chance; tests replace them. */
-    record Seams(Clock clock, NanoClock nanos, Executor probeThreads, RandomGenerator random) {
+    /**
+     * The engine's sources of time, threads and chance, and the count of garbage collections this
+     * JVM has finished (a probe during which it moves was paused by the operator's own collector);
+     * tests replace them.
+     */
+    record Seams(Clock clock, NanoClock nanos, Executor probeThreads, RandomGenerator random, LongSupplier collections) {
         static Seams system() {
             var threads = Thread.ofVirtual().name("health-probe-", 0).factory();
             // ThreadLocalRandom.current() belongs to the thread that calls it: asked afresh on each use.
             RandomGenerator random = () -> ThreadLocalRandom.current().nextLong();
-            return new Seams(Clock.systemUTC(), NanoClock.system(), r -> threads.newThread(r).start(), random);
+            List<GarbageCollectorMXBean> collectors = ManagementFactory.getGarbageCollectorMXBeans();
+            LongSupplier collections = () -> {
+                long n = 0;
+                for (GarbageCollectorMXBean c : collectors) {
+                    n += Math.max(0, c.getCollectionCount());
+                }
+                return n;
+            };
+            return new Seams(Clock.systemUTC(), NanoClock.system(), r -> threads.newThread(r).start(), random,
+                    collections);
         }
     }
 
@@ -88,6 +104,7 @@ public final class HealthEngine implements HealthSource, AutoCloseable {
     private final OperatorConfig.Probes config;
     private final Tracer tracer;
     private final VerdictTable verdicts;
+    private final LongSupplier collections;
     private final ProbeSchedule schedule;
     private final List<ProbeObserver> observers = new CopyOnWriteArrayList<>();
 
@@ -124,6 +141,7 @@ public final class HealthEngine implements HealthSource, AutoCloseable {
         this.tracer = tracer;
         this.verdicts = new VerdictTable(seams.clock(), seams.nanos(), config.latencyReportInterval(), recorder,
                 listener);
+        this.collections = seams.collections();
         this.schedule = new ProbeSchedule(this::subjects, verdicts,
                 (job, started) -> seams.probeThreads().execute(() -> probe(job, started)), recorder, seams.nanos(),
                 seams.random(), config.maxConcurrent());
@@ -239,10 +257,12 @@ public final class HealthEngine implements HealthSource, AutoCloseable {
      */
     private void probe(ProbeSchedule.Job job, long started) {
         try (ActiveSpan span = config.trace() ? ProbeSpans.start(tracer, job.key(), job.target()) : ActiveSpan.none()) {
+            long collections = this.collections.getAsLong();
             ProbeResult result = prober.probe(job.target());
+            boolean paused = this.collections.getAsLong() != collections;
             ProbeSpans.record(span, result);
             String egress = result instanceof ProbeResult.Success ? learnEgress(job) : null;
-            if (verdicts.judge(job.slot().health(), result, egress)) { // not for an instance forgotten meanwhile
+            if (verdicts.judge(job.slot().health(), result, egress, paused)) { // not for an instance forgotten meanwhile
                 tell(job.key(), started, result instanceof ProbeResult.Success);
             }
         } catch (RuntimeException e) {

@@ -17,6 +17,9 @@ import java.util.Optional;
  */
 final class ProxyHealth {
 
+    /** Probes in a row that must show a latency change before it is reported. */
+    static final int LATENCY_CONFIRMATIONS = 2;
+
     private final ProxyKey key;
     private ProbeSubject subject;
 
@@ -31,6 +34,7 @@ final class ProxyHealth {
     private Long reportedLatency;
     private Long reportedAt;
     private String reportedEgressIP;
+    private int latencyMoved; // consecutive successes whose latency is out of the reported one's band
 
     /**
      * A proxy the engine has not probed before. A {@code Healthy} condition already in status
@@ -78,12 +82,16 @@ final class ProxyHealth {
 
     /**
      * Counts one probe result and says what to report: a verdict on the first verdict, on a flip,
-     * or, while healthy, on a new egress address or on a latency change above max(20 ms, 50 %) at
-     * most once per {@code minReportInterval}. Empty when status needs no change.
+     * or, while healthy, on a new egress address or on a latency change above max(20 ms, 50 %) that
+     * {@value #LATENCY_CONFIRMATIONS} probes in a row show, at most once per
+     * {@code minReportInterval}. Empty when status needs no change.
      *
      * @param egress the address the echo told after this probe, or null when none was learned
+     * @param paused  whether the operator's JVM collected garbage during the probe: its latency then
+     *                neither shows a change nor ends a run of probes that show one
      */
-    Optional<HealthVerdict> apply(ProbeResult result, String egress, Instant at, long now, Duration minReportInterval) {
+    Optional<HealthVerdict> apply(ProbeResult result, String egress, boolean paused, Instant at, long now,
+            Duration minReportInterval) {
         if (egress != null) {
             egressIP = egress;
         }
@@ -109,7 +117,7 @@ final class ProxyHealth {
         // Not behind minReportInterval: the echo interval spaces out new addresses already.
         boolean news = verdict && result instanceof ProbeResult.Success
                 && (egressIP != null && !egressIP.equals(reportedEgressIP)
-                        || latencyWorthReporting(result, now, minReportInterval));
+                        || !paused && latencyWorthReporting(result, now, minReportInterval));
         if (!flip && !news) {
             return Optional.empty();
         }
@@ -121,23 +129,29 @@ final class ProxyHealth {
         reportedHealthy = v.healthy();
         reportedLatency = v.latencyMillis();
         reportedAt = now;
+        latencyMoved = 0;
         if (v.egressIP() != null) {
             reportedEgressIP = v.egressIP();
         }
     }
 
+    /**
+     * Whether this success's latency is news. One probe out of the band is not: a pause of the
+     * operator's own (a collection, a busy core) lengthens every probe in flight at once, and
+     * reporting it would write the status of thousands of Proxies whose latency did not change.
+     */
     private boolean latencyWorthReporting(ProbeResult result, long now, Duration minReportInterval) {
         if (!(result instanceof ProbeResult.Success s)) {
-            return false;
-        }
-        if (reportedAt != null && now - reportedAt < minReportInterval.toNanos()) {
+            latencyMoved = 0;
             return false;
         }
         if (reportedLatency == null) {
-            return true;
+            return reportedAt == null || now - reportedAt >= minReportInterval.toNanos();
         }
         long change = Math.abs(millis(s.elapsed()) - reportedLatency);
-        return change > Math.max(20, reportedLatency / 2);
+        latencyMoved = change > Math.max(20, reportedLatency / 2) ? latencyMoved + 1 : 0;
+        return latencyMoved >= LATENCY_CONFIRMATIONS
+                && (reportedAt == null || now - reportedAt >= minReportInterval.toNanos());
     }
 
     private HealthVerdict describe(ProbeResult result, Instant at) {

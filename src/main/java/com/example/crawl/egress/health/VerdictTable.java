@@ -127,7 +127,7 @@ final class VerdictTable {
 
     /** {@link #judge(ProxyHealth, ProbeResult, String)} of a probe that learned no egress address. */
     boolean judge(ProxyHealth health, ProbeResult result) {
-        return judge(health, result, null);
+        return judge(health, result, null, false);
     }
 
     /**
@@ -137,16 +137,18 @@ final class VerdictTable {
      * bring them back for good.
      *
      * @param egress the address the echo told after this probe, or null when none was learned
+     * @param paused whether this JVM collected garbage while the probe ran, so that its latency
+     *               says more about the operator than about the proxy
      * @return whether the result counted; false when it was dropped
      */
-    boolean judge(ProxyHealth health, ProbeResult result, String egress) {
+    boolean judge(ProxyHealth health, ProbeResult result, String egress, boolean paused) {
         Optional<HealthVerdict> report;
         lock.lock();
         try {
             if (current.get(health.key()) != health) {
                 return false; // forgotten while in flight
             }
-            report = count(health, result, egress);
+            report = count(health, result, egress, paused);
         } finally {
             lock.unlock();
         }
@@ -160,9 +162,9 @@ final class VerdictTable {
      *
      * @return the verdict to report, published already; empty when status needs no change
      */
-    private Optional<HealthVerdict> count(ProxyHealth health, ProbeResult result, String egress) {
+    private Optional<HealthVerdict> count(ProxyHealth health, ProbeResult result, String egress, boolean paused) {
         recorder.finished(health.key(), result);
-        Optional<HealthVerdict> report = health.apply(result, egress, clock.instant(), nanos.nanoTime(),
+        Optional<HealthVerdict> report = health.apply(result, egress, paused, clock.instant(), nanos.nanoTime(),
                 minReportInterval);
         report.ifPresent(v -> published.put(health.key(), v));
         return report;

@@ -15,6 +15,7 @@ import io.opentelemetry.api.trace.Tracer;
 import io.opentelemetry.api.trace.TracerProvider;
 import java.net.URI;
 import java.time.Duration;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
@@ -35,6 +36,8 @@ final class EngineRig {
 
     final FakeClock time = new FakeClock();
     final ScriptedProber prober = new ScriptedProber();
+    /** Garbage collections this "JVM" has finished; a probe hook that adds one is a probe paused by a collection. */
+    final AtomicLong collections = new AtomicLong();
     /** What the egress echo tells through each proxy address; an address without an answer fails. */
     final Map<String, EchoResult> echoes = new ConcurrentHashMap<>();
     /** Every echo fetch, in order. */
@@ -71,7 +74,7 @@ final class EngineRig {
             Optional<OperatorConfig.Echo> echo) {
         engine = new HealthEngine(this::list, p -> Optional.empty(), prober, this::echo, this::report,
                 new OperatorConfig.Probes(DEFAULT_URL, maxConcurrent, Duration.ofSeconds(60), trace, echo), recorded,
-                tracer, new HealthEngine.Seams(time, time, this::startThread, random));
+                tracer, new HealthEngine.Seams(time, time, this::startThread, random, collections::get));
     }
 
     private EchoResult echo(ProbeTarget target) {

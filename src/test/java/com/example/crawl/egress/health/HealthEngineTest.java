@@ -182,7 +182,7 @@ class HealthEngineTest {
     }
 
     @Test
-    void shouldReportALatencyChangeAboveHalfOrTwentyMillisAtMostOncePerInterval() {
+    void shouldReportALatencyChangeAboveHalfOrTwentyMillisInTwoProbesAtMostOncePerInterval() {
         rig.proxies.add(managed("a", "10.0.0.1", check(10, 1, 3)));
         rig.prober.answer("10.0.0.1", ok(100));
         rig.seconds(10);
@@ -197,6 +197,8 @@ class HealthEngineTest {
 
         rig.prober.answer("10.0.0.1", ok(160));
         rig.seconds(10);
+        assertEquals(1, rig.reported.size(), "one probe is no change yet");
+        rig.seconds(10);
         assertEquals(2, rig.reported.size());
         assertEquals(160L, verdict("a").latencyMillis());
 
@@ -209,6 +211,26 @@ class HealthEngineTest {
     }
 
     @Test
+    void shouldNotTakeTheLatencyOfAProbeThatACollectionPausedAsAChange() {
+        rig.proxies.add(managed("a", "10.0.0.1", check(10, 1, 3)));
+        rig.prober.answer("10.0.0.1", ok(5));
+        rig.seconds(10);
+        assertEquals(1, rig.reported.size());
+
+        rig.seconds(60);
+        rig.prober.answer("10.0.0.1", ok(300));
+        rig.prober.onProbe(rig.collections::incrementAndGet); // the operator's collector paused every probe
+        rig.seconds(60);
+        assertEquals(1, rig.reported.size(), "slow only while the operator's own JVM was paused");
+        assertEquals(5L, verdict("a").latencyMillis());
+
+        rig.prober.onProbe(() -> { });
+        rig.seconds(20);
+        assertEquals(2, rig.reported.size(), "two unpaused slow probes are a change");
+        assertEquals(300L, verdict("a").latencyMillis());
+    }
+
+    @Test
     void shouldNeedTwentyMillisecondsOfChangeForSmallLatencies() {
         rig.proxies.add(managed("a", "10.0.0.1", check(60, 1, 3)));
         rig.prober.answer("10.0.0.1", ok(10));
@@ -217,7 +239,7 @@ class HealthEngineTest {
         rig.seconds(60);
         assertEquals(10L, verdict("a").latencyMillis());
         rig.prober.answer("10.0.0.1", ok(31));
-        rig.seconds(60);
+        rig.seconds(120);
         assertEquals(31L, verdict("a").latencyMillis());
         assertEquals(2, rig.reported.size());
     }

@@ -25,7 +25,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The verdict table on its own, on fake time: thresholds, seeding from status, the report rule
- * (first verdict, flip, latency change above max(20 ms, 50 %) at most once per 60 s), and
+ * (first verdict, flip, latency change above max(20 ms, 50 %) shown by two probes in a row, at
+ * most once per 60 s), and
  * results of instances it no longer tracks.
  */
 class VerdictTableTest {
@@ -116,7 +117,7 @@ class VerdictTableTest {
         assertEquals(List.of(), queued, "status already says healthy at 40 ms");
         assertEquals(Optional.empty(), table.verdict(key("a")));
 
-        judge(h, ok(61)); // another leader's report does not start this leader's 60 s
+        judge(h, ok(61), ok(61)); // another leader's report does not start this leader's 60 s
         assertEquals(61L, verdict().latencyMillis());
         assertEquals(List.of(key("a")), queued);
 
@@ -145,13 +146,13 @@ class VerdictTableTest {
 
         judge(h, ok(150), ok(50)); // ±50 ms: not more than half of 100
         assertEquals(List.of(), queued);
-        judge(h, ok(151));
+        judge(h, ok(151), ok(151));
         assertEquals(151L, verdict().latencyMillis());
 
         time.advance(INTERVAL);
         judge(h, ok(76)); // -75 ms: not more than half of 151 (75)
         assertEquals(151L, verdict().latencyMillis());
-        judge(h, ok(75));
+        judge(h, ok(75), ok(75));
         assertEquals(75L, verdict().latencyMillis());
         assertEquals(2, queued.size());
     }
@@ -163,8 +164,40 @@ class VerdictTableTest {
 
         judge(h, ok(50), ok(10)); // ±20 ms, though more than half of 30
         assertEquals(List.of(), queued);
-        judge(h, ok(9));
+        judge(h, ok(9), ok(9));
         assertEquals(9L, verdict().latencyMillis());
+    }
+
+    @Test
+    void shouldReportALatencyChangeOnlyOnceTwoProbesInARowShowIt() {
+        ProxyHealth h = reportedHealthyAt(10);
+        time.advance(INTERVAL);
+
+        judge(h, ok(300), ok(10), ok(300), ok(12), ok(250));
+        assertEquals(List.of(), queued, "single slow probes: a pause of the operator's, not of the proxy");
+        assertEquals(10L, verdict().latencyMillis());
+        judge(h, ok(280));
+        assertEquals(List.of(key("a")), queued);
+        assertEquals(280L, verdict().latencyMillis(), "the second of the two is reported");
+    }
+
+    @Test
+    void shouldNeitherCountNorBreakARunOfSlowProbesWithAProbeACollectionPaused() {
+        ProxyHealth h = reportedHealthyAt(10);
+        time.advance(INTERVAL);
+
+        table.judge(h, ok(300), null, true);
+        table.judge(h, ok(300), null, true);
+        assertEquals(List.of(), queued, "paused probes say nothing about the proxy's latency");
+        judge(h, ok(300));
+        table.judge(h, ok(10), null, true);
+        judge(h, ok(300));
+        assertEquals(List.of(key("a")), queued, "a paused fast probe does not end the run either");
+        assertEquals(300L, verdict().latencyMillis());
+
+        table.judge(h, timeout(), null, true);
+        assertEquals(2, queued.size(), "a failure counts, paused or not: threshold 1 flips at once");
+        assertFalse(verdict().healthy());
     }
 
     @Test
@@ -215,7 +248,7 @@ class VerdictTableTest {
         time.advance(INTERVAL);
         refusals = 1;
 
-        judge(h, ok(300));
+        judge(h, ok(300), ok(300));
         assertEquals(List.of(), queued);
         time.advance(Duration.ofSeconds(1));
         judge(h, ok(300));
