@@ -128,7 +128,20 @@ public final class MockCluster implements AutoCloseable {
     /** Starts the server on an ephemeral loopback port and installs both CRDs through the client. */
     public static MockCluster start() {
         Map<ServerRequest, Queue<ServerResponse>> expectations = new ConcurrentHashMap<>();
-        RecordingDispatcher dispatcher = new RecordingDispatcher(new KubernetesMixedDispatcher(expectations));
+        return start(expectations, new KubernetesMixedDispatcher(expectations));
+    }
+
+    /**
+     * As {@link #start()}, with the CRUD store indexed ({@link IndexedCrudDispatcher}) and no
+     * expectations: for benchmarks with tens of thousands of objects.
+     */
+    public static MockCluster startIndexed() {
+        return start(new ConcurrentHashMap<>(), new IndexedCrudDispatcher());
+    }
+
+    private static <D extends Dispatcher & Resetable & CustomResourceAware> MockCluster start(
+            Map<ServerRequest, Queue<ServerResponse>> expectations, D crud) {
+        RecordingDispatcher dispatcher = new RecordingDispatcher(crud);
         KubernetesMockServer server = new KubernetesMockServer(new Context(Serialization.jsonMapper()),
                 new MockWebServer(), expectations, dispatcher, false);
         server.start(InetAddress.getLoopbackAddress(), 0);
@@ -262,10 +275,14 @@ public final class MockCluster implements AutoCloseable {
 
         final List<Request> recorded = new CopyOnWriteArrayList<>();
         final List<Failure> failures = new CopyOnWriteArrayList<>();
-        private final KubernetesMixedDispatcher delegate;
+        private final Dispatcher delegate;
+        private final Resetable resetable;
+        private final CustomResourceAware customResources;
 
-        RecordingDispatcher(KubernetesMixedDispatcher delegate) {
+        <D extends Dispatcher & Resetable & CustomResourceAware> RecordingDispatcher(D delegate) {
             this.delegate = delegate;
+            this.resetable = delegate;
+            this.customResources = delegate;
         }
 
         @Override
@@ -307,12 +324,12 @@ public final class MockCluster implements AutoCloseable {
 
         @Override
         public void reset() {
-            delegate.reset();
+            resetable.reset();
         }
 
         @Override
         public void expectCustomResource(CustomResourceDefinitionContext context) {
-            delegate.expectCustomResource(context);
+            customResources.expectCustomResource(context);
         }
 
         @Override

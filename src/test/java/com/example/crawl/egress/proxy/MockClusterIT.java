@@ -45,8 +45,13 @@ class MockClusterIT {
     static final Duration BOUND = Duration.ofSeconds(10);
 
     @AutoClose
-    private final MockCluster cluster = MockCluster.start();
+    private final MockCluster cluster = cluster();
     private final KubernetesClient client = cluster.client();
+
+    /** The mock under test; {@code IndexedMockClusterIT} runs every case against the benchmarks' indexed store. */
+    MockCluster cluster() {
+        return MockCluster.start();
+    }
 
     static Proxy proxy(String namespace, String name, String... finalizers) {
         Proxy p = new Proxy();

@@ -30,8 +30,13 @@ class MockClusterPatchIT {
             + "\"value\":\"%s\"},{\"op\":\"remove\",\"path\":\"/metadata/finalizers/0\"}]";
 
     @AutoClose
-    private final MockCluster cluster = MockCluster.start();
+    private final MockCluster cluster = cluster();
     private final KubernetesClient client = cluster.client();
+
+    /** The mock under test; {@code IndexedMockClusterPatchIT} runs every case against the benchmarks' indexed store. */
+    MockCluster cluster() {
+        return MockCluster.start();
+    }
 
     private Resource<Proxy> px(String name) {
         return client.resources(Proxy.class).inNamespace(NS).withName(name);
