@@ -31,6 +31,7 @@ public final class ProxyPool extends CustomResource<ProxyPoolSpec, ProxyPoolStat
 
     /** The kind, as owner references spell it. */
     public static final String KIND = "ProxyPool";
+    private static final String GROUP_PREFIX = Proxy.GROUP + "/";
     /** Label on every member: the pool's name. {@code status.selector} selects on it. */
     public static final String POOL_LABEL = Proxy.GROUP + "/pool";
     /**
@@ -68,10 +69,16 @@ public final class ProxyPool extends CustomResource<ProxyPoolSpec, ProxyPoolStat
      */
     public static Optional<OwnerReference> owning(Proxy proxy) {
         List<OwnerReference> refs = proxy.getMetadata().getOwnerReferences();
-        return refs == null ? Optional.empty() : refs.stream()
-                .filter(r -> KIND.equals(r.getKind()) && Boolean.TRUE.equals(r.getController())
-                        && r.getApiVersion() != null && r.getApiVersion().startsWith(Proxy.GROUP + "/"))
-                .findFirst();
+        if (refs != null) {
+            // A loop, not a stream: every pool pass asks this of every member (a JFR profile of a roll put it first).
+            for (OwnerReference r : refs) {
+                if (KIND.equals(r.getKind()) && Boolean.TRUE.equals(r.getController()) && r.getApiVersion() != null
+                        && r.getApiVersion().startsWith(GROUP_PREFIX)) {
+                    return Optional.of(r);
+                }
+            }
+        }
+        return Optional.empty();
     }
 
     @Override

@@ -258,14 +258,17 @@ public final class PoolReconciler implements Reconciler<PoolKey> {
     /** Brings a member's attributes, {@code maxLeases}, health check, labels and annotations to the template's. */
     private void updateInPlace(Member m, MemberTemplate template) throws ObjectChangedException {
         Proxy proxy = m.proxy();
-        Map<String, String> labels = new HashMap<>(Objects.requireNonNullElse(proxy.getMetadata().getLabels(), Map.of()));
-        Map<String, String> annotations = new HashMap<>(Objects.requireNonNullElse(proxy.getMetadata().getAnnotations(),
-                Map.of()));
-        boolean metadata = !labels.entrySet().containsAll(template.labels().entrySet())
-                || !annotations.entrySet().containsAll(template.annotations().entrySet());
+        Map<String, String> current = Objects.requireNonNullElse(proxy.getMetadata().getLabels(), Map.of());
+        Map<String, String> currentAnnotations = Objects.requireNonNullElse(proxy.getMetadata().getAnnotations(),
+                Map.of());
+        // Compared in place: every pass asks this of every member, and most need nothing.
+        boolean metadata = !current.entrySet().containsAll(template.labels().entrySet())
+                || !currentAnnotations.entrySet().containsAll(template.annotations().entrySet());
         if (!metadata && !template.differsInPlace(proxy.getSpec())) {
             return;
         }
+        Map<String, String> labels = new HashMap<>(current);
+        Map<String, String> annotations = new HashMap<>(currentAnnotations);
         Proxy copy = MemberObjects.copy(proxy);
         labels.putAll(template.labels());
         annotations.putAll(template.annotations());
