@@ -34,7 +34,7 @@ final class ProxyHealth {
     private Long reportedLatency;
     private Long reportedAt;
     private String reportedEgressIP;
-    private int latencyMoved; // consecutive successes whose latency is out of the reported one's band
+    private int latencyMoved; // unpaused successes in a row out of the reported latency's band; a failure ends the run
 
     /**
      * A proxy the engine has not probed before. A {@code Healthy} condition already in status
@@ -99,10 +99,14 @@ final class ProxyHealth {
             case ProbeResult.Success s -> {
                 succeeded++;
                 failed = 0;
+                if (!paused && reportedLatency != null) {
+                    latencyMoved = outOfBand(s) ? latencyMoved + 1 : 0;
+                }
             }
             case ProbeResult.Failure f -> {
                 failed++;
                 succeeded = 0;
+                latencyMoved = 0;
             }
         }
         if (succeeded >= subject.successThreshold()) {
@@ -117,7 +121,7 @@ final class ProxyHealth {
         // Not behind minReportInterval: the echo interval spaces out new addresses already.
         boolean news = verdict && result instanceof ProbeResult.Success
                 && (egressIP != null && !egressIP.equals(reportedEgressIP)
-                        || !paused && latencyWorthReporting(result, now, minReportInterval));
+                        || !paused && latencyWorthReporting(now, minReportInterval));
         if (!flip && !news) {
             return Optional.empty();
         }
@@ -136,22 +140,20 @@ final class ProxyHealth {
     }
 
     /**
-     * Whether this success's latency is news. One probe out of the band is not: a pause of the
-     * operator's own (a collection, a busy core) lengthens every probe in flight at once, and
-     * reporting it would write the status of thousands of Proxies whose latency did not change.
+     * Whether this success's latency is news: the first one a verdict without a latency gets, or a
+     * move {@value #LATENCY_CONFIRMATIONS} unpaused probes in a row show. One probe out of the band
+     * is not: a pause of the operator's own (a collection, a busy core) lengthens every probe in
+     * flight at once, and reporting it would write the status of thousands of Proxies whose latency
+     * did not change.
      */
-    private boolean latencyWorthReporting(ProbeResult result, long now, Duration minReportInterval) {
-        if (!(result instanceof ProbeResult.Success s)) {
-            latencyMoved = 0;
-            return false;
-        }
-        if (reportedLatency == null) {
-            return reportedAt == null || now - reportedAt >= minReportInterval.toNanos();
-        }
-        long change = Math.abs(millis(s.elapsed()) - reportedLatency);
-        latencyMoved = change > Math.max(20, reportedLatency / 2) ? latencyMoved + 1 : 0;
-        return latencyMoved >= LATENCY_CONFIRMATIONS
-                && (reportedAt == null || now - reportedAt >= minReportInterval.toNanos());
+    private boolean latencyWorthReporting(long now, Duration minReportInterval) {
+        boolean due = reportedAt == null || now - reportedAt >= minReportInterval.toNanos();
+        return due && (reportedLatency == null || latencyMoved >= LATENCY_CONFIRMATIONS);
+    }
+
+    /** Whether a success's latency is more than max(20 ms, 50 %) away from the reported one. */
+    private boolean outOfBand(ProbeResult.Success s) {
+        return Math.abs(millis(s.elapsed()) - reportedLatency) > Math.max(20, reportedLatency / 2);
     }
 
     private HealthVerdict describe(ProbeResult result, Instant at) {

@@ -182,6 +182,20 @@ class VerdictTableTest {
     }
 
     @Test
+    void shouldEndARunOfSlowProbesWithAFailure() {
+        ProxyHealth h = table.track(a(1, 3));
+        judge(h, ok(10));
+        queued.clear();
+        time.advance(INTERVAL);
+
+        judge(h, ok(300), timeout(), ok(300));
+        assertEquals(List.of(), queued, "the failure between them breaks the run (and flips nothing at threshold 3)");
+        judge(h, ok(300));
+        assertEquals(List.of(key("a")), queued);
+        assertEquals(300L, verdict().latencyMillis());
+    }
+
+    @Test
     void shouldNeitherCountNorBreakARunOfSlowProbesWithAProbeACollectionPaused() {
         ProxyHealth h = reportedHealthyAt(10);
         time.advance(INTERVAL);
