@@ -90,7 +90,7 @@ final class AcquireLeaseHandler implements HttpHandler {
                 : inScope.stream().filter(c -> c.matches(request.selector())).toList();
         // A session's proxy is found in the snapshot's index, not by a scan of every candidate.
         Acquisition outcome = leases.acquire(candidates, key -> {
-            ProxyView view = snapshot.byKey().get(key);
+            ProxyView view = snapshot.view(key);
             return view == null || scope.isPresent() && !ListProxiesHandler.covers(scope.get(), view.candidate())
                     ? null : view.candidate();
         }, request.ask(client.map(c -> new LeaseClient(c.name(), c.weight(), c.maxLeases().orElse(0)))));
@@ -98,7 +98,7 @@ final class AcquireLeaseHandler implements HttpHandler {
         LeaseAudit.acquired(caller, request.target(), outcome);
         switch (outcome) {
             case Acquisition.Granted granted -> Responses.json(exchange, 201,
-                    JsonBodies.write(granted(granted, snapshot.byKey().get(granted.proxy().key()), request)));
+                    JsonBodies.write(granted(granted, snapshot.view(granted.proxy().key()), request)));
             case Acquisition.NoMatch none -> {
                 retryAfter(exchange, none.retryAfter());
                 Responses.json(exchange, ErrorCode.NO_MATCH.status(), JsonBodies.write(noMatch(none)));
@@ -106,7 +106,7 @@ final class AcquireLeaseHandler implements HttpHandler {
             case Acquisition.SessionUnavailable refused -> {
                 retryAfter(exchange, refused.retryAfter());
                 Responses.json(exchange, ErrorCode.SESSION_UNAVAILABLE.status(),
-                        JsonBodies.write(sessionUnavailable(refused, request, snapshot.byKey().get(refused.proxyKey()))));
+                        JsonBodies.write(sessionUnavailable(refused, request, snapshot.view(refused.proxyKey()))));
             }
             case Acquisition.OverQuota over -> {
                 retryAfter(exchange, Optional.of(over.retryAfter()));

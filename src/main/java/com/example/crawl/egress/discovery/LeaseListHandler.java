@@ -48,7 +48,7 @@ final class LeaseListHandler implements HttpHandler {
     @Override
     public void handle(HttpExchange exchange) throws IOException {
         String key = Route.proxyKey(exchange.getRequestURI().getRawPath());
-        Proxy proxy = catalog.current().sourceByKey().get(key);
+        Proxy proxy = catalog.current().source(key);
         Optional<ProxyCredentials> own = proxy == null || !leaseScoped.test(proxy) ? Optional.empty()
                 : credentials.apply(proxy);
         List<String> presented = exchange.getRequestHeaders().get("Authorization");

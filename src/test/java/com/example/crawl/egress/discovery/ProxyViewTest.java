@@ -147,7 +147,7 @@ class ProxyViewTest {
         ProxyCatalog.Snapshot after = catalog.current();
         assertEquals(List.of("crawl/slow"), after.views().stream().map(ProxyView::key).toList());
         assertEquals(List.of("slow"), after.candidates().stream().map(Candidate::name).toList());
-        assertFalse(after.byKey().containsKey("crawl/fast"));
+        assertNull(after.view("crawl/fast"));
 
         LeaseStore store = new LeaseStore(DiscoveryWorld.LIMITS, Clock.systemUTC(), () -> 0L);
         Acquisition got = store.acquire(after.candidates(), Map.of(), Optional.empty(), Duration.ofMinutes(1));
@@ -165,8 +165,8 @@ class ProxyViewTest {
 
         cache.set(0, DiscoveryWorld.managed("b", "10.0.0.9", Map.of(), 1, true, 1L));
         ProxyCatalog.Snapshot second = catalog.current();
-        assertEquals("http://10.0.0.9:3128", second.byKey().get("crawl/b").url());
-        assertSame(first.byKey().get("crawl/a"), second.byKey().get("crawl/a"), "an unchanged proxy is not converted again");
+        assertEquals("http://10.0.0.9:3128", second.view("crawl/b").url());
+        assertSame(first.view("crawl/a"), second.view("crawl/a"), "an unchanged proxy is not converted again");
     }
 
     @Test
