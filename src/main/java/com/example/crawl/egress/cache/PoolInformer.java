@@ -17,9 +17,9 @@ import java.util.function.Consumer;
 /**
  * The ProxyPool informer (every namespace, or the one {@code --proxy-namespace} names), and the
  * events that put pool keys on the pool controller's queue: a pool added, deleted or changed in
- * anything but its status; and any change of a member Proxy, status included, through
- * {@link ProxyInformers#observePoolMembers}, since a member turning Ready or Unhealthy is what the
- * controller waits for.
+ * anything but its status; and any change of a member Proxy the controller reads, its conditions
+ * included, through {@link ProxyInformers#observePoolMembers}, since a member turning Ready or
+ * Unhealthy is what the controller waits for.
  *
  * <p>Lifecycle: {@link #start} once; {@link #close} is idempotent. Reads never touch the network.
  */

@@ -1,6 +1,7 @@
 package com.example.crawl.egress.cache;
 
 import com.example.crawl.egress.api.CloudInit;
+import com.example.crawl.egress.api.Condition;
 import com.example.crawl.egress.api.CredentialsSecret;
 import com.example.crawl.egress.api.Proxy;
 import com.example.crawl.egress.api.ProxyCredentials;
@@ -113,9 +114,12 @@ public final class ProxyInformers implements AutoCloseable {
 
     /**
      * Hands the key of the ProxyPool that owns a Proxy (its controller owner reference) to
-     * {@code owner} whenever that Proxy is added, changed in any way (status included) or deleted:
-     * the pool controller counts Ready members. Call before {@link #start}; {@code owner} runs on
-     * the informer's thread and must not block.
+     * {@code owner} whenever that Proxy is added, deleted, or changed in anything the pool
+     * controller reads: its metadata (owner references included), spec, or a condition's type, status, reason or transition
+     * time (the controller counts Ready members and times Unhealthy ones). A status write that
+     * changes only latency, check time, egress address or a condition's message does not:
+     * with 2,000 members those came by the dozen a second, each a pass over the pool. Call before
+     * {@link #start}; {@code owner} runs on the informer's thread and must not block.
      */
     public void observePoolMembers(BiConsumer<String, String> owner) {
         proxies.addEventHandler(new ResourceEventHandler<>() {
@@ -126,7 +130,10 @@ public final class ProxyInformers implements AutoCloseable {
 
             @Override
             public void onUpdate(Proxy before, Proxy after) {
-                notify(after);
+                if (!onlyStatusChanged(before, after) || !sameStates(before, after) || !Objects.equals(
+                        before.getMetadata().getOwnerReferences(), after.getMetadata().getOwnerReferences())) {
+                    notify(after);
+                }
             }
 
             @Override
@@ -247,6 +254,28 @@ public final class ProxyInformers implements AutoCloseable {
     private static List<String> poolOwner(Proxy proxy) {
         return ProxyPool.owning(proxy).map(r -> Cache.namespaceKeyFunc(proxy.getMetadata().getNamespace(), r.getName()))
                 .stream().toList();
+    }
+
+    /**
+     * Whether two versions' conditions say the same, messages and observed generations aside: the
+     * same types in the same order, each with the same status, reason and transition time.
+     */
+    static boolean sameStates(Proxy before, Proxy after) {
+        List<Condition> a = before.getStatus() == null ? List.of() : before.getStatus().conditions();
+        List<Condition> b = after.getStatus() == null ? List.of() : after.getStatus().conditions();
+        if (a.size() != b.size()) {
+            return false;
+        }
+        for (int i = 0; i < a.size(); i++) {
+            Condition x = a.get(i);
+            Condition y = b.get(i);
+            if (!Objects.equals(x.type(), y.type()) || !Objects.equals(x.status(), y.status())
+                    || !Objects.equals(x.reason(), y.reason())
+                    || !Objects.equals(x.lastTransitionTime(), y.lastTransitionTime())) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** Whether anything but status and resourceVersion changed between two versions. */
