@@ -92,6 +92,18 @@ public final class CredentialsSecret {
      * it holds no usable credentials; the prober then goes without and sees the proxy's 407.
      */
     public static Optional<ProxyCredentials> find(Proxy proxy, BiFunction<String, String, Optional<Secret>> secrets) {
+        return find(proxy, secrets, CredentialsSecret::read);
+    }
+
+    /** Reads credentials from two keys of a Secret, as {@link #read(Secret, String, String)} does. */
+    @FunctionalInterface
+    public interface Reader {
+        ProxyCredentials read(Secret secret, String usernameKey, String passwordKey) throws Invalid;
+    }
+
+    /** {@link #find(Proxy, BiFunction)}, reading the Secret found with {@code reader}. */
+    public static Optional<ProxyCredentials> find(Proxy proxy, BiFunction<String, String, Optional<Secret>> secrets,
+            Reader reader) {
         ProxySpec spec = proxy.getSpec();
         if (spec == null || !required(spec)) {
             return Optional.empty();
@@ -102,10 +114,11 @@ public final class CredentialsSecret {
                 Endpoint.CredentialsSecretRef ref = spec.endpoint().credentialsSecretRef();
                 Optional<Secret> named = ref.name() == null ? Optional.empty() : secrets.apply(namespace, ref.name());
                 return named.isEmpty() ? Optional.empty()
-                        : Optional.of(read(named.get(), ref.usernameKey(), ref.passwordKey()));
+                        : Optional.of(reader.read(named.get(), ref.usernameKey(), ref.passwordKey()));
             }
             Optional<Secret> own = own(proxy, secrets);
-            return own.isEmpty() ? Optional.empty() : Optional.of(read(own.get()));
+            return own.isEmpty() ? Optional.empty() : Optional.of(reader.read(own.get(),
+                    Endpoint.CredentialsSecretRef.DEFAULT_USERNAME_KEY, Endpoint.CredentialsSecretRef.DEFAULT_PASSWORD_KEY));
         } catch (Invalid e) {
             return Optional.empty();
         }

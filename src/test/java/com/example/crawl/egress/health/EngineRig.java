@@ -4,6 +4,7 @@ import com.example.crawl.egress.api.Condition;
 import com.example.crawl.egress.api.Endpoint;
 import com.example.crawl.egress.api.HealthCheck;
 import com.example.crawl.egress.api.Proxy;
+import com.example.crawl.egress.api.ProxyCredentials;
 import com.example.crawl.egress.api.ProxySpec;
 import com.example.crawl.egress.api.ProxyStatus;
 import com.example.crawl.egress.api.Reason;
@@ -43,6 +44,8 @@ final class EngineRig {
     /** Every echo fetch, in order. */
     final List<ProbeTarget> echoed = new CopyOnWriteArrayList<>();
     final List<Proxy> proxies = new CopyOnWriteArrayList<>();
+    /** What each proxy (by name) demands, as its credentials Secret says now; none when absent. */
+    final Map<String, ProxyCredentials> credentials = new ConcurrentHashMap<>();
     final List<ProxyKey> reported = new ArrayList<>();
     final RecordedProbes recorded = new RecordedProbes();
     final List<ProxyKey> forgotten = recorded.forgotten;
@@ -72,7 +75,7 @@ final class EngineRig {
 
     private EngineRig(int maxConcurrent, RandomGenerator random, Tracer tracer, boolean trace,
             Optional<OperatorConfig.Echo> echo) {
-        engine = new HealthEngine(this::list, p -> Optional.empty(), prober, this::echo, this::report,
+        engine = new HealthEngine(this::list, p -> Optional.ofNullable(credentials.get(p.getMetadata().getName())), prober, this::echo, this::report,
                 new OperatorConfig.Probes(DEFAULT_URL, maxConcurrent, Duration.ofSeconds(60), trace, echo), recorded,
                 tracer, new HealthEngine.Seams(time, time, this::startThread, random, collections::get));
     }
@@ -169,6 +172,16 @@ final class EngineRig {
     /** The same proxy with {@code egressIP} in status, as another leader left it. */
     static Proxy withEgressIP(Proxy p, String egressIP) {
         return proxy(p.getMetadata().getName(), p.getSpec(), p.getStatus().withEgressIP(egressIP));
+    }
+
+    /**
+     * A new version of {@code p} marked for deletion. Like the informer cache, the engine takes a
+     * Proxy object as it is for as long as it is listed: a change is a new object, never an edit.
+     */
+    static Proxy deleting(Proxy p) {
+        Proxy next = proxy(p.getMetadata().getName(), p.getSpec(), p.getStatus());
+        next.getMetadata().setDeletionTimestamp("2026-11-29T10:00:01Z");
+        return next;
     }
 
     static Proxy withIp(Proxy p, String ip) {

@@ -1,6 +1,7 @@
 package com.example.crawl.egress.health;
 
 import static com.example.crawl.egress.health.EngineRig.check;
+import static com.example.crawl.egress.health.EngineRig.deleting;
 import static com.example.crawl.egress.health.EngineRig.external;
 import static com.example.crawl.egress.health.EngineRig.key;
 import static com.example.crawl.egress.health.EngineRig.managed;
@@ -10,14 +11,17 @@ import static com.example.crawl.egress.health.ScriptedProber.ok;
 import static com.example.crawl.egress.health.ScriptedProber.timeout;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.example.crawl.egress.api.HealthCheck;
 import com.example.crawl.egress.api.Proxy;
+import com.example.crawl.egress.api.ProxyCredentials;
 import com.example.crawl.egress.cache.ProxyKey;
 import com.example.crawl.egress.proxy.HealthVerdict;
 import java.net.URI;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
@@ -49,6 +53,25 @@ class HealthEngineTest {
 
         rig.seconds(5);
         assertEquals(1, rig.reported.size(), "an unchanged verdict is not reported again");
+    }
+
+    @Test
+    void shouldProbeWithRotatedCredentialsFromTheNextProbeOnThoughTheProxyObjectIsTheSame() {
+        Proxy a = managed("a", "10.0.0.1", check(1, 1, 3));
+        rig.proxies.add(a);
+        rig.credentials.put("a", new ProxyCredentials("proxy", "first"));
+        rig.prober.answer("10.0.0.1", ok(5));
+        rig.seconds(2);
+
+        rig.credentials.put("a", new ProxyCredentials("proxy", "second")); // the Secret rotated; the Proxy did not change
+        rig.seconds(2);
+        rig.credentials.remove("a"); // the Secret is gone: the probe goes without, and the proxy's 407 says why
+        rig.seconds(1);
+
+        assertSame(a, rig.proxies.get(0));
+        assertEquals(Arrays.asList(new ProxyCredentials("proxy", "first"), new ProxyCredentials("proxy", "first"),
+                new ProxyCredentials("proxy", "second"), new ProxyCredentials("proxy", "second"), null),
+                rig.prober.probed().stream().map(ProbeTarget::credentials).toList());
     }
 
     @Test
@@ -333,7 +356,7 @@ class HealthEngineTest {
         assertEquals(3, rig.reported.size());
 
         rig.proxies.remove(0);
-        rig.proxies.get(0).getMetadata().setDeletionTimestamp("2026-11-29T10:00:01Z");
+        rig.proxies.set(0, deleting(rig.proxies.get(0)));
         rig.proxies.set(1, withIp(rig.proxies.get(1), null));
         rig.seconds(5);
 

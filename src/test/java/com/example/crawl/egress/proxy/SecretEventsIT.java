@@ -6,6 +6,7 @@ import com.example.crawl.egress.api.CloudInit;
 import com.example.crawl.egress.api.CredentialsSecret;
 import com.example.crawl.egress.api.KubernetesSpec;
 import com.example.crawl.egress.api.Proxy;
+import com.example.crawl.egress.api.ProxyCredentials;
 import com.example.crawl.egress.api.ProxySpec;
 import com.example.crawl.egress.cache.ProxyInformers;
 import com.example.crawl.egress.cache.ProxyKey;
@@ -20,6 +21,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
@@ -153,7 +155,40 @@ class SecretEventsIT {
         }));
     }
 
+    @Test
+    void shouldHandOutTheCredentialsOfEachVersionOfTheSecretAsTheCacheHasIt() {
+        Proxy p1 = new Proxy();
+        p1.setMetadata(new ObjectMetaBuilder().withNamespace(NS).withName("p1").withUid("uid-of-p1").build());
+        p1.setSpec(spec(null));
+        String secret = CredentialsSecret.name("p1");
+        credentialsSecret(NS, "p1", true, owner("Proxy", Proxy.GROUP + "/" + Proxy.VERSION, "p1", true));
+        awaitCredentials(p1, Optional.of(new ProxyCredentials("u", "pw")));
+
+        setPassword(secret, "cHcy"); // "pw2": the health engine's next probe must send it
+        awaitCredentials(p1, Optional.of(new ProxyCredentials("u", "pw2")));
+        setPassword(secret, "not base64!");
+        awaitCredentials(p1, Optional.empty());
+        setPassword(secret, "cHcz");
+        awaitCredentials(p1, Optional.of(new ProxyCredentials("u", "pw3")));
+        client.secrets().inNamespace(NS).withName(secret).delete();
+        awaitCredentials(p1, Optional.empty());
+    }
+
     // --- helpers ---
+
+    private void setPassword(String secret, String encoded) {
+        client.secrets().inNamespace(NS).withName(secret).edit(s -> new SecretBuilder(s).addToData("password", encoded)
+                .build());
+    }
+
+    private void awaitCredentials(Proxy proxy, Optional<ProxyCredentials> expected) {
+        try {
+            MockCluster.await(WAIT, () -> informers.credentials(proxy).equals(expected));
+        } catch (AssertionError e) {
+            throw new AssertionError("credentials stayed " + informers.credentials(proxy).map(c -> c.username()
+                    + ":" + c.password()) + ", expected " + expected, e);
+        }
+    }
 
     /**
      * The keys the informers enqueued while {@code actions} ran, sorted, the markers' left out;
