@@ -73,9 +73,7 @@ final class Replicas implements AutoCloseable {
 
     /** Starts a replica and waits until its {@code /readyz} answers 200. */
     OperatorProcess start(String name) {
-        OperatorProcess p = launch(name);
-        awaitReady(p);
-        return p;
+        return awaitReady(launch(name));
     }
 
     /** Starts several replicas at once (their JVMs start in parallel) and waits until all are ready. */
@@ -84,7 +82,7 @@ final class Replicas implements AutoCloseable {
         for (String name : names) {
             started.add(launch(name));
         }
-        started.forEach(this::awaitReady);
+        started.replaceAll(this::awaitReady);
         return started;
     }
 
@@ -100,10 +98,23 @@ final class Replicas implements AutoCloseable {
         return p;
     }
 
-    /** Waits, bounded, until {@code p} answers {@code /readyz} with 200. */
-    void awaitReady(OperatorProcess p) {
+    /**
+     * Waits, bounded, until {@code p} answers {@code /readyz} with 200, and returns it; or, when it
+     * could not bind its ports, the replica launched again in its place, ready. Free ports are
+     * picked before the JVM binds them, and a replica starting beside it may take one meanwhile
+     * for a connection of its own: that race is the harness's, so it picks other ports (twice at
+     * most) rather than fail the test.
+     */
+    OperatorProcess awaitReady(OperatorProcess p) {
         long deadline = System.nanoTime() + START_WAIT.toNanos();
+        int relaunches = 0;
         while (!ready(p)) {
+            if (!p.alive() && relaunches < 2 && p.log().contains("Address already in use")) {
+                running.remove(p);
+                p = launch(p.name());
+                relaunches++;
+                continue;
+            }
             if (!p.alive()) {
                 throw new AssertionError(p + " exited while starting\n" + p.logTail());
             }
@@ -112,6 +123,7 @@ final class Replicas implements AutoCloseable {
             }
             LockSupport.parkNanos(Duration.ofMillis(100).toNanos());
         }
+        return p;
     }
 
     /** Whether {@code p}'s {@code /readyz} answers 200 now (a refused connection is not ready). */
