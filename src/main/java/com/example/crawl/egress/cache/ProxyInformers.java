@@ -133,8 +133,8 @@ public final class ProxyInformers implements AutoCloseable {
     /**
      * Hands the key of the ProxyPool that owns a Proxy (its controller owner reference) to
      * {@code owner} whenever that Proxy is added, deleted, or changed in anything the pool
-     * controller reads: its metadata (owner references included), spec, or a condition's type, status, reason or transition
-     * time (the controller counts Ready members and times Unhealthy ones). A status write that
+     * controller reads ({@link #samePoolView}: the controller counts Ready members and times
+     * Unhealthy ones). A status write that
      * changes only latency, check time, egress address or a condition's message does not:
      * with 2,000 members those came by the dozen a second, each a pass over the pool. Call before
      * {@link #start}; {@code owner} runs on the informer's thread and must not block.
@@ -148,8 +148,7 @@ public final class ProxyInformers implements AutoCloseable {
 
             @Override
             public void onUpdate(Proxy before, Proxy after) {
-                if (!onlyStatusChanged(before, after) || !sameStates(before, after) || !Objects.equals(
-                        before.getMetadata().getOwnerReferences(), after.getMetadata().getOwnerReferences())) {
+                if (!samePoolView(before, after)) {
                     notify(after);
                 }
             }
@@ -308,10 +307,16 @@ public final class ProxyInformers implements AutoCloseable {
     }
 
     /**
-     * Whether two versions' conditions say the same, messages and observed generations aside: the
-     * same types in the same order, each with the same status, reason and transition time.
+     * Whether the pool controller sees two versions of a member alike: the same metadata (owner
+     * references included) and spec, and conditions that say the same, messages and observed
+     * generations aside (the same types in the same order, each with the same status, reason and
+     * transition time).
      */
-    static boolean sameStates(Proxy before, Proxy after) {
+    static boolean samePoolView(Proxy before, Proxy after) {
+        if (!onlyStatusChanged(before, after) || !Objects.equals(before.getMetadata().getOwnerReferences(),
+                after.getMetadata().getOwnerReferences())) {
+            return false;
+        }
         List<Condition> a = before.getStatus() == null ? List.of() : before.getStatus().conditions();
         List<Condition> b = after.getStatus() == null ? List.of() : after.getStatus().conditions();
         if (a.size() != b.size()) {
