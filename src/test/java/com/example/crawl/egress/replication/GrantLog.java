@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.LongSupplier;
 
 /**
  * The leases a client was granted and released, with the client's times ({@link System#nanoTime}),
@@ -18,16 +19,24 @@ import java.util.Map;
  * stops counting from the moment that release was sent, which favours the server; so does every
  * other rounding here: an excess found is one that happened.
  *
+ * <p>A lease's TTL ends on the wall clock once another replica has taken the state over, so a step
+ * of the wall clock between M's grant and L's shortens M by the step ({@link ClockStep}): M then
+ * counts only until its end less that step. The log reads the clock's offset at each grant, as it
+ * is recorded; a step during a grant's own request counts as one before it.
+ *
  * <p>Thread-safe.
  */
 final class GrantLog {
 
-    /** One granted lease; {@code releaseSent} is {@link Long#MAX_VALUE} until a release of it got 204. */
-    record Grant(String id, String proxy, long sent, long received, long expires, long releaseSent) {
+    /**
+     * One granted lease; {@code releaseSent} is {@link Long#MAX_VALUE} until a release of it got
+     * 204; {@code offset} is {@link ClockStep#offset} when it was recorded.
+     */
+    record Grant(String id, String proxy, long sent, long received, long expires, long releaseSent, long offset) {
 
         boolean heldThroughout(Grant l) {
             return !id.equals(l.id) && proxy.equals(l.proxy) && received - l.sent < 0 && releaseSent - l.received > 0
-                    && expires - l.received > 0;
+                    && expires - ClockStep.forward(offset, l.offset).toNanos() - l.received > 0;
         }
     }
 
@@ -40,17 +49,28 @@ final class GrantLog {
     }
 
     private final Map<String, Grant> grants = new HashMap<>(); // guarded by this
+    private final LongSupplier offsets;
+
+    /** A log of this machine's grants, reading its clocks' offset ({@link ClockStep#offset}). */
+    GrantLog() {
+        this(ClockStep::offset);
+    }
+
+    /** A log reading the wall clock's offset from {@code offsets}: made-up times, in a test. */
+    GrantLog(LongSupplier offsets) {
+        this.offsets = offsets;
+    }
 
     /** Records a 201: asked for at {@code sent}, answered at {@code received}, for {@code ttl}. */
     synchronized void granted(String id, String proxy, long sent, long received, Duration ttl) {
-        grants.put(id, new Grant(id, proxy, sent, received, sent + ttl.toNanos(), Long.MAX_VALUE));
+        grants.put(id, new Grant(id, proxy, sent, received, sent + ttl.toNanos(), Long.MAX_VALUE, offsets.getAsLong()));
     }
 
     /** Records that a release of {@code id}, sent at {@code sent}, was answered 204. */
     synchronized void released(String id, long sent) {
         Grant g = grants.get(id);
         if (g != null && sent - g.releaseSent < 0) {
-            grants.put(id, new Grant(g.id, g.proxy, g.sent, g.received, g.expires, sent));
+            grants.put(id, new Grant(g.id, g.proxy, g.sent, g.received, g.expires, sent, g.offset));
         }
     }
 

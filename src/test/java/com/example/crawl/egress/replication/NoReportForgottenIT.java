@@ -143,8 +143,9 @@ class NoReportForgottenIT {
     private void assertCooldownsEndOnTime(List<Cooldown> acked) {
         for (Cooldown c : acked) {
             Duration after = c.assertEndsOnTime(client, window);
-            System.out.printf("NoReportForgottenIT: %s lent again for %s %d ms after the report (window %d s)%n",
-                    c.proxy(), c.target(), after.toMillis(), window.toSeconds());
+            System.out.printf("NoReportForgottenIT: %s lent again for %s %d ms after the report (window %d s, "
+                    + "wall clock moved %d ms against the monotonic one)%n", c.proxy(), c.target(), after.toMillis(),
+                    window.toSeconds(), Duration.ofNanos(ClockStep.offset() - c.sentOffset()).toMillis());
         }
         assertEquals(0, client.failed(), client.summary());
     }
