@@ -54,7 +54,8 @@ import java.util.regex.Pattern;
  * pooled share, and a restart.
  *
  * <p>Usage: {@code FleetBenchmark [proxies=1000] [windowSeconds=60] [warmupSeconds=30]
- * [memoryLimit=512m] [collector=Serial|G1]}; the results are printed as {@code key: value} lines. When the operator exits
+ * [memoryLimit=512m] [collector=Serial|G1] [JVM flag to try...]}; the results are printed as
+ * {@code key: value} lines. When the operator exits
  * before the fleet is lent (out of memory), the benchmark says how far it got, and how it ended.
  */
 public final class FleetBenchmark {
@@ -78,11 +79,15 @@ public final class FleetBenchmark {
     private static String memoryLimit = "512m";
     /** The collector: the one the JVM picks in the Deployment's pod unless the fifth argument names another. */
     private static String collector = "Serial";
+    /** JVM flags to try on the operator, after the pod's own: the arguments after the fifth. */
+    private static List<String> extraJvm = List.of();
     private static final Duration PERIOD = Duration.ofSeconds(10); // the CRD's default periodSeconds
     private static final double STEADY_PAIRS_PER_SECOND = 500;
     private static final int LOAD_CONNECTIONS = 8;
     private static final int CAPACITY_SECONDS = 20;
     private static final long CLOCK_TICKS = 100; // USER_HZ of /proc/<pid>/stat on Linux
+    /** The page the loaded window reads each second beside the whole list. */
+    private static final int PAGE = 500;
     private static final Pattern HEALTHY = Pattern.compile("\"healthy\":\\s*true");
     private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
@@ -95,10 +100,13 @@ public final class FleetBenchmark {
         int warmup = args.length > 2 ? Integer.parseInt(args[2]) : 30;
         memoryLimit = args.length > 3 ? args[3] : memoryLimit;
         collector = args.length > 4 ? args[4] : collector;
+        extraJvm = args.length > 5 ? List.of(args).subList(5, args.length) : extraJvm;
         int perPool = n / 10;
         Path dir = Files.createTempDirectory("fleet-benchmark");
         System.out.printf("proxies: %d (%d plain, 2 pools of %d); window %d s after a warm-up of %d s; logs in %s%n",
                 n, n - 2 * perPool, perPool, window, warmup, dir);
+        System.out.printf("operator JVM: %s%n", String.join(" ", operatorJvm(memoryLimit, collector)) + " "
+                + String.join(" ", extraJvm));
         try (Child proxies = Child.java(LoopbackProxies.class, List.of("-Xmx256m"), List.of("0"), dir);
                 Child api = Child.java(MockApiServer.class, List.of("-Xmx12g"), List.of(), dir)) {
             int proxyPort = Integer.parseInt(proxies.awaitLine("ready ").substring(6));
@@ -196,6 +204,7 @@ public final class FleetBenchmark {
         long proxyCpu = proxies.cpuTicks();
         long start = System.nanoTime();
         List<Long> lists = new ArrayList<>();
+        List<Long> pages = new ArrayList<>();
         Thread lister = Thread.ofPlatform().name("lister").start(() -> {
             long next = System.nanoTime();
             while (loaded && !Thread.currentThread().isInterrupted()) {
@@ -207,8 +216,19 @@ public final class FleetBenchmark {
                 } catch (InterruptedException e) {
                     return;
                 }
+                long p = System.nanoTime();
                 synchronized (lists) {
-                    lists.add(System.nanoTime() - t);
+                    lists.add(p - t);
+                }
+                try {
+                    operator.list("/v1/proxies?limit=" + PAGE);
+                } catch (IOException e) {
+                    System.out.println("page failed: " + e);
+                } catch (InterruptedException e) {
+                    return;
+                }
+                synchronized (lists) {
+                    pages.add(System.nanoTime() - p);
                 }
                 next += 1_000_000_000L;
                 LockSupport.parkNanos(next - System.nanoTime());
@@ -270,6 +290,13 @@ public final class FleetBenchmark {
         print(name + " GET /v1/proxies: calls, p50 / p99 / max (ms)", sorted.size() + ", " + millis(quantile(sorted, 0.5))
                 + " / " + millis(quantile(sorted, 0.99)) + " / " + millis(sorted.getLast()));
         print(name + " GET /v1/proxies answer (bytes)", operator.list("/v1/proxies").length());
+        List<Long> sortedPages;
+        synchronized (lists) {
+            sortedPages = pages.stream().sorted().toList();
+        }
+        print(name + " GET /v1/proxies?limit=" + PAGE + ": calls, p50 / p99 / max (ms)", sortedPages.size() + ", "
+                + millis(quantile(sortedPages, 0.5)) + " / " + millis(quantile(sortedPages, 0.99)) + " / "
+                + millis(sortedPages.getLast()));
     }
 
     private static void heapAfterGc(Operator operator) throws Exception {
@@ -430,6 +457,7 @@ public final class FleetBenchmark {
             int metrics = freePort();
             long launched = System.nanoTime();
             List<String> jvm = new ArrayList<>(operatorJvm(memoryLimit, collector));
+            jvm.addAll(extraJvm);
             jvm.addAll(List.of("-Xlog:gc:file=" + dir.resolve(name + "-gc.log"), "-XX:NativeMemoryTracking=summary"));
             Child child = Child.start(name, FleetOperator.class, operatorClassPath(dir), jvm, List.of(
                     "--discovery-address=127.0.0.1:" + discovery, "--health-address=127.0.0.1:" + health,

@@ -96,8 +96,18 @@ final class ProxyCatalog {
             if (slash < 0) {
                 return null;
             }
-            String namespace = key.substring(0, slash);
-            String name = key.substring(slash + 1);
+            int at = search(key.substring(0, slash), key.substring(slash + 1));
+            return at >= 0 ? views.get(at) : null;
+        }
+
+        /** The index in {@link #views} of the first view after {@code namespace/name}, there or not. */
+        int indexAfter(String namespace, String name) {
+            int at = search(namespace, name);
+            return at >= 0 ? at + 1 : -at - 1;
+        }
+
+        /** A binary search of the sorted views: the index of {@code namespace/name}, else -(where it would go) - 1. */
+        private int search(String namespace, String name) {
             int low = 0;
             int high = views.size() - 1;
             while (low <= high) {
@@ -106,7 +116,7 @@ final class ProxyCatalog {
                 int order = c.namespace().compareTo(namespace);
                 order = order != 0 ? order : c.name().compareTo(name);
                 if (order == 0) {
-                    return views.get(mid);
+                    return mid;
                 }
                 if (order < 0) {
                     low = mid + 1;
@@ -114,7 +124,7 @@ final class ProxyCatalog {
                     high = mid - 1;
                 }
             }
-            return null;
+            return -low - 1;
         }
 
         /**

@@ -5,26 +5,70 @@ import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
+import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalInt;
 
 /**
- * The query of {@code GET /v1/proxies}: {@code attr.<name>=<value>} (any number, each name once)
- * and {@code healthy=true|false}. Names and values are percent-decoded as strict UTF-8;
+ * The query of {@code GET /v1/proxies}: {@code attr.<name>=<value>} (any number, each name once),
+ * {@code healthy=true|false}, and a page: {@code limit=<n>} and {@code continue=<token>} (each at
+ * most once). Names and values are percent-decoded as strict UTF-8;
  * {@code +} is a space, as browsers and curl's {@code --data-urlencode} write it. A parameter the
  * route does not know, one given twice, or one without {@code =} is an error, for the same reason
  * as unknown JSON fields: a typo must not widen the answer silently.
  *
  * @param attributes attributes a listed proxy must have, all of them
  * @param healthy    list only healthy ({@code true}) or only unhealthy ({@code false}) proxies
+ * @param limit      list at most this many (at least 1); empty: all
+ * @param after      list only proxies after this one in namespace/name order: the page after
+ *                   the one that ended there
  */
-record ProxyQuery(Map<String, String> attributes, Optional<Boolean> healthy) {
+record ProxyQuery(Map<String, String> attributes, Optional<Boolean> healthy, OptionalInt limit, Optional<After> after) {
 
     private static final String ATTR = "attr.";
 
     ProxyQuery {
         attributes = Map.copyOf(attributes);
+    }
+
+    /** A query of the whole list. */
+    ProxyQuery(Map<String, String> attributes, Optional<Boolean> healthy) {
+        this(attributes, healthy, OptionalInt.empty(), Optional.empty());
+    }
+
+    /**
+     * Where a page ended: its last proxy. Its {@link #token} is the answer's {@code continue}, the
+     * key in base64url: nothing a replica keeps, so any replica serves the next page, and the
+     * next page starts after that key whether or not the proxy is still there.
+     */
+    record After(String namespace, String name) {
+
+        static After of(ProxyView last) {
+            return new After(last.candidate().namespace(), last.candidate().name());
+        }
+
+        String token() {
+            return Base64.getUrlEncoder().withoutPadding()
+                    .encodeToString((namespace + "/" + name).getBytes(StandardCharsets.UTF_8));
+        }
+
+        /** @throws ApiException {@code invalid_query} for a string no page answered with */
+        static After ofToken(String token) {
+            String key;
+            try {
+                key = StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
+                        .decode(ByteBuffer.wrap(Base64.getUrlDecoder().decode(token))).toString();
+            } catch (IllegalArgumentException | CharacterCodingException e) {
+                throw invalid("continue is not a token a page of this list answered with");
+            }
+            int slash = key.indexOf('/');
+            if (slash <= 0 || slash == key.length() - 1 || key.indexOf('/', slash + 1) >= 0) {
+                throw invalid("continue is not a token a page of this list answered with");
+            }
+            return new After(key.substring(0, slash), key.substring(slash + 1));
+        }
     }
 
     /**
@@ -35,6 +79,8 @@ record ProxyQuery(Map<String, String> attributes, Optional<Boolean> healthy) {
     static ProxyQuery parse(String rawQuery) {
         Map<String, String> attributes = new LinkedHashMap<>();
         Optional<Boolean> healthy = Optional.empty();
+        OptionalInt limit = OptionalInt.empty();
+        Optional<After> after = Optional.empty();
         if (rawQuery == null || rawQuery.isEmpty()) {
             return new ProxyQuery(attributes, healthy);
         }
@@ -53,16 +99,39 @@ record ProxyQuery(Map<String, String> attributes, Optional<Boolean> healthy) {
                     throw invalid("healthy is given more than once");
                 }
                 healthy = Optional.of(bool(value));
+            } else if (name.equals("limit")) {
+                if (limit.isPresent()) {
+                    throw invalid("limit is given more than once");
+                }
+                limit = OptionalInt.of(positive(value));
+            } else if (name.equals("continue")) {
+                if (after.isPresent()) {
+                    throw invalid("continue is given more than once");
+                }
+                after = Optional.of(After.ofToken(value));
             } else if (name.startsWith(ATTR) && name.length() > ATTR.length()) {
                 if (attributes.put(name.substring(ATTR.length()), value) != null) {
                     throw invalid("parameter \"" + JsonBodies.echo(name) + "\" is given more than once");
                 }
             } else {
-                throw invalid("unknown parameter \"" + JsonBodies.echo(name) + "\": expected attr.<name>=<value> "
-                        + "or healthy=true|false");
+                throw invalid("unknown parameter \"" + JsonBodies.echo(name) + "\": expected attr.<name>=<value>, "
+                        + "healthy=true|false, limit=<n> or continue=<token>");
             }
         }
-        return new ProxyQuery(attributes, healthy);
+        return new ProxyQuery(attributes, healthy, limit, after);
+    }
+
+    private static int positive(String value) {
+        try {
+            int n = value.length() <= 10 && !value.isEmpty() && value.chars().allMatch(c -> c >= '0' && c <= '9')
+                    ? Integer.parseInt(value) : 0;
+            if (n >= 1) {
+                return n;
+            }
+        } catch (NumberFormatException e) {
+            // over Integer.MAX_VALUE
+        }
+        throw invalid("limit must be a whole number from 1 to " + Integer.MAX_VALUE);
     }
 
     private static boolean bool(String value) {

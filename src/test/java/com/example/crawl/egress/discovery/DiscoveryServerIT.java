@@ -81,6 +81,44 @@ class DiscoveryServerIT {
     }
 
     @Test
+    void shouldPageThroughTheListInOrderAndGoOnAfterAProxyWhereAPageEndedIsGone() throws Exception {
+        List<Proxy> eu = new ArrayList<>();
+        for (int i = 1; i <= 5; i++) {
+            eu.add(world.create(managed("p" + i, "10.0.0." + i, Map.of("region", "eu-west"), 1, true, 5L)));
+        }
+        world.create(managed("p0-us", "10.0.1.1", Map.of("region", "us-east"), 1, true, 5L));
+        String query = "/v1/proxies?attr.region=eu-west&limit=2";
+
+        JsonNode first = http.get(query).json();
+        assertEquals(List.of("p1", "p2"), names(first));
+        JsonNode second = http.get(query + "&continue=" + first.get("continue").asString()).json();
+        assertEquals(List.of("p3", "p4"), names(second));
+
+        world.cluster.client().resource(eu.get(3)).delete(); // p4, where the second page ended
+        MockCluster.await(Duration.ofSeconds(30), () -> !names(uncheckedGet("/v1/proxies")).contains("p4"));
+        JsonNode third = http.get(query + "&continue=" + second.get("continue").asString()).json();
+        assertEquals(List.of("p5"), names(third), "the next page starts after p4's place");
+        assertFalse(third.has("continue"), "the last page has no continue");
+        assertFalse(http.get("/v1/proxies?attr.region=eu-west&limit=4").json().has("continue"),
+                "nor a page that ends at the last match");
+        assertEquals(List.of("p0-us", "p1", "p2", "p3", "p5"), names(http.get("/v1/proxies").json()),
+                "without a limit, all of them");
+
+        RawHttp.Reply bad = http.get("/v1/proxies?limit=0");
+        assertEquals(400, bad.status());
+        assertEquals("invalid_query", bad.json().get("error").asString());
+        assertEquals(400, http.get("/v1/proxies?continue=not-a-token").status());
+    }
+
+    private JsonNode uncheckedGet(String path) {
+        try {
+            return http.get(path).json();
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    @Test
     void shouldNotListOrLendAProxyBeingDeleted() throws Exception {
         Proxy p = managed("going", "10.0.0.9", Map.of(), 1, true, 5L);
         p.getMetadata().setFinalizers(List.of(Proxy.FINALIZER));

@@ -9,9 +9,11 @@ import com.example.crawl.egress.lease.Diversity;
 import com.example.crawl.egress.lease.LeaseAsk;
 import com.example.crawl.egress.lease.ReportResult;
 import java.time.Duration;
+import java.util.Base64;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalInt;
 import org.junit.jupiter.api.Test;
 
 /** Request bodies and the list query: what is accepted, and which error code names each mistake. */
@@ -212,8 +214,28 @@ class RequestParsingTest {
         assertEquals(new ProxyQuery(Map.of("a", "A b\t c"), Optional.empty()), ProxyQuery.parse("attr.a=%41%20b%09+c"),
                 "escapes at the start, with a zero digit, and + as a space");
         assertEquals(new ProxyQuery(Map.of("a", " x"), Optional.empty()), ProxyQuery.parse("attr.a=+x"));
-        for (String bad : new String[] {"attr.=x", "healthy=1", "healthy", "limit=5", "attr.a=1&attr.a=1",
+        for (String bad : new String[] {"attr.=x", "healthy=1", "healthy", "page=5", "attr.a=1&attr.a=1",
                 "healthy=true&healthy=true", "attr.a=%E2%82", "attr.a=%4", "attr.a=%g0"}) {
+            assertEquals(ErrorCode.INVALID_QUERY, assertThrows(ApiException.class, () -> ProxyQuery.parse(bad)).code(),
+                    bad);
+        }
+    }
+
+    @Test
+    void shouldReadAPageOfTheListAndRefuseABadLimitOrToken() {
+        ProxyQuery.After after = new ProxyQuery.After("crawl", "eu-west-1");
+        assertEquals(new ProxyQuery(Map.of(), Optional.of(true), OptionalInt.of(2), Optional.of(after)),
+                ProxyQuery.parse("healthy=true&limit=2&continue=" + after.token()));
+        assertEquals(after, ProxyQuery.After.ofToken(after.token()), "a token names where its page ended");
+        assertEquals(OptionalInt.of(Integer.MAX_VALUE), ProxyQuery.parse("limit=2147483647").limit());
+        String noSlash = Base64.getUrlEncoder().encodeToString("crawl".getBytes(UTF_8));
+        String twoSlashes = Base64.getUrlEncoder().encodeToString("a/b/c".getBytes(UTF_8));
+        String emptyName = Base64.getUrlEncoder().encodeToString("crawl/".getBytes(UTF_8));
+        String notUtf8 = Base64.getUrlEncoder().encodeToString(new byte[] {'a', '/', (byte) 0xC3});
+        for (String bad : new String[] {"limit=0", "limit=-1", "limit=", "limit=x", "limit=2147483648",
+                "limit=99999999999", "limit=1&limit=2", "continue=", "continue=%21%21", "continue=" + noSlash,
+                "continue=" + twoSlashes, "continue=" + emptyName, "continue=" + notUtf8,
+                "continue=" + after.token() + "&continue=" + after.token()}) {
             assertEquals(ErrorCode.INVALID_QUERY, assertThrows(ApiException.class, () -> ProxyQuery.parse(bad)).code(),
                     bad);
         }
