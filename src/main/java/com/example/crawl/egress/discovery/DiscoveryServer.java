@@ -27,8 +27,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The discovery and lease API on the JDK {@link HttpServer}: one context at {@code /} whose
- * filters run outermost first ({@link RequestTracing}, {@link Recover}, {@link RequestLog},
- * {@link RequestLimits}, {@link BearerAuth}, {@link LeaderForwarding}) in front of the
+ * filters run outermost first ({@link RequestTracing}, {@link Recover}, {@link SlicedWrites},
+ * {@link RequestLog}, {@link RequestLimits}, {@link BearerAuth}, {@link LeaderForwarding}) in front of the
  * {@link Router} and one handler per route. Each request runs on its own virtual thread. Runs on
  * every replica; reads Proxies only through the supplier and leases only through the lease
  * service (passing lease calls on to the leader when it serves them elsewhere), and writes nothing
@@ -101,6 +101,7 @@ public final class DiscoveryServer implements AutoCloseable {
         HttpContext context = server.createContext("/", new Router(handlers));
         context.getFilters().add(new RequestTracing(instrumentation.openTelemetry()));
         context.getFilters().add(new Recover());
+        context.getFilters().add(new SlicedWrites());
         context.getFilters().add(new RequestLog(NanoClock.system(), instrumentation.requests()));
         context.getFilters().add(new RequestLimits());
         context.getFilters().add(new BearerAuth(token, clients));
