@@ -28,8 +28,8 @@ import org.slf4j.LoggerFactory;
 /**
  * The discovery and lease API on the JDK {@link HttpServer}: one context at {@code /} whose
  * filters run outermost first ({@link RequestTracing}, {@link Recover}, {@link SlicedWrites},
- * {@link RequestLog}, {@link RequestLimits}, {@link BearerAuth}, {@link LeaderForwarding}) in front of the
- * {@link Router} and one handler per route. Each request runs on its own virtual thread. Runs on
+ * {@link RequestLog}, {@link RequestLimits}, {@link BearerAuth}, {@link LeaderForwarding}) in
+ * front of the {@link Router} and one handler per route. Each request runs on its own virtual thread. Runs on
  * every replica; reads Proxies only through the supplier and leases only through the lease
  * service (passing lease calls on to the leader when it serves them elsewhere), and writes nothing
  * to the API server.

@@ -47,7 +47,8 @@ final class JsonBodies {
         }
         JsonNode node;
         try {
-            node = MAPPER.readTree(utf8(body));
+            node = MAPPER.readTree(utf8(body).orElseThrow(
+                    () -> new ApiException(ErrorCode.INVALID_JSON, "the body is not valid UTF-8")));
         } catch (JacksonException e) {
             // No location for some failures, such as nesting deeper than Jackson's limit.
             TokenStreamLocation at = e.getLocation();
@@ -67,15 +68,17 @@ final class JsonBodies {
     }
 
     /**
-     * Strict UTF-8. Jackson rejects most malformed input itself but decodes overlong forms such as
-     * {@code C0 AF} (a disguised {@code /}), so the body is decoded here first.
+     * {@code bytes} as strict UTF-8, or empty when they are not: every text a client sends is read
+     * so, a body, a percent-decoded query, a page token. Jackson rejects most malformed input itself
+     * but decodes overlong forms such as {@code C0 AF} (a disguised {@code /}), so a body is decoded
+     * here first.
      */
-    private static String utf8(byte[] body) {
+    static Optional<String> utf8(byte[] bytes) {
         try {
-            return StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
-                    .onUnmappableCharacter(CodingErrorAction.REPORT).decode(ByteBuffer.wrap(body)).toString();
+            return Optional.of(StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
+                    .onUnmappableCharacter(CodingErrorAction.REPORT).decode(ByteBuffer.wrap(bytes)).toString());
         } catch (CharacterCodingException e) {
-            throw new ApiException(ErrorCode.INVALID_JSON, "the body is not valid UTF-8");
+            return Optional.empty();
         }
     }
 

@@ -41,10 +41,10 @@ final class ListProxiesHandler implements HttpHandler {
         int limit = query.limit().orElse(Integer.MAX_VALUE);
         ObjectNode body = JsonBodies.newObject();
         ArrayNode proxies = body.putArray("proxies");
+        int from = query.after().map(a -> snapshot.indexAfter(a.namespace(), a.name())).orElse(0);
         ProxyView last = null;
         boolean more = false;
-        for (int i = query.after().map(a -> snapshot.indexAfter(a.namespace(), a.name())).orElse(0); i < views.size();
-                i++) {
+        for (int i = from; i < views.size(); i++) {
             ProxyView view = views.get(i);
             if (view.candidate().matches(query.attributes()) && scope.map(s -> covers(s, view.candidate())).orElse(true)
                     && query.healthy().map(h -> h == view.candidate().healthy()).orElse(true)) {

@@ -1,9 +1,6 @@
 package com.example.crawl.egress.discovery;
 
 import java.io.ByteArrayOutputStream;
-import java.nio.ByteBuffer;
-import java.nio.charset.CharacterCodingException;
-import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.util.Base64;
 import java.util.LinkedHashMap;
@@ -54,18 +51,17 @@ record ProxyQuery(Map<String, String> attributes, Optional<Boolean> healthy, Opt
                     .encodeToString((namespace + "/" + name).getBytes(StandardCharsets.UTF_8));
         }
 
-        /** @throws ApiException {@code invalid_query} for a string no page answered with */
+        /** @throws ApiException {@code invalid_query} for a string no page could have answered with */
         static After ofToken(String token) {
             String key;
             try {
-                key = StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
-                        .decode(ByteBuffer.wrap(Base64.getUrlDecoder().decode(token))).toString();
-            } catch (IllegalArgumentException | CharacterCodingException e) {
-                throw invalid("continue is not a token a page of this list answered with");
+                key = JsonBodies.utf8(Base64.getUrlDecoder().decode(token)).orElse("");
+            } catch (IllegalArgumentException e) {
+                key = "";
             }
             int slash = key.indexOf('/');
             if (slash <= 0 || slash == key.length() - 1 || key.indexOf('/', slash + 1) >= 0) {
-                throw invalid("continue is not a token a page of this list answered with");
+                throw invalid("continue must be the token a page of this list answered with");
             }
             return new After(key.substring(0, slash), key.substring(slash + 1));
         }
@@ -121,15 +117,17 @@ record ProxyQuery(Map<String, String> attributes, Optional<Boolean> healthy, Opt
         return new ProxyQuery(attributes, healthy, limit, after);
     }
 
+    /** Digits only (no sign, no space), from 1 to {@link Integer#MAX_VALUE}. */
     private static int positive(String value) {
-        try {
-            int n = value.length() <= 10 && !value.isEmpty() && value.chars().allMatch(c -> c >= '0' && c <= '9')
-                    ? Integer.parseInt(value) : 0;
-            if (n >= 1) {
-                return n;
+        if (!value.isEmpty() && value.chars().allMatch(c -> c >= '0' && c <= '9')) {
+            try {
+                int n = Integer.parseInt(value);
+                if (n >= 1) {
+                    return n;
+                }
+            } catch (NumberFormatException e) {
+                // past Integer.MAX_VALUE: refused below
             }
-        } catch (NumberFormatException e) {
-            // over Integer.MAX_VALUE
         }
         throw invalid("limit must be a whole number from 1 to " + Integer.MAX_VALUE);
     }
@@ -169,13 +167,8 @@ record ProxyQuery(Map<String, String> attributes, Optional<Boolean> healthy, Opt
                 i = end - 1;
             }
         }
-        try {
-            return StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
-                    .onUnmappableCharacter(CodingErrorAction.REPORT).decode(ByteBuffer.wrap(bytes.toByteArray()))
-                    .toString();
-        } catch (CharacterCodingException e) {
-            throw invalid("the query is not valid UTF-8 once percent-decoded");
-        }
+        return JsonBodies.utf8(bytes.toByteArray())
+                .orElseThrow(() -> invalid("the query is not valid UTF-8 once percent-decoded"));
     }
 
     private static ApiException invalid(String message) {
