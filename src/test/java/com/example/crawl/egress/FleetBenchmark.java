@@ -57,8 +57,8 @@ import java.util.zip.GZIPInputStream;
  *
  * <p>Usage: {@code FleetBenchmark [proxies=1000] [windowSeconds=60] [warmupSeconds=30]
  * [memoryLimit=512m] [collector=Serial|G1] [JVM flag to try...]}; the results are printed as
- * {@code key: value} lines. When the operator exits
- * before the fleet is lent (out of memory), the benchmark says how far it got, and how it ended.
+ * {@code key: value} lines. When the operator exits before the fleet is lent (out of memory), the
+ * benchmark says how far it got, and how it ended.
  */
 public final class FleetBenchmark {
 
@@ -70,11 +70,14 @@ public final class FleetBenchmark {
      * The JVM as the Deployment's pod runs it: its JAVA_TOOL_OPTIONS, and the memory limit (512 MiB)
      * that the JVM would read from the container given as MaxRAM, which sizes the heap (initial
      * 1/64, at most 75 %); with under 2 GiB the JVM picks the Serial collector itself (and here is
-     * told to, so that a larger limit still runs the pod's collector unless another is named).
+     * told to, so that a larger limit still runs the pod's collector unless another is named). Then
+     * the flags to try, which override the pod's.
      */
-    private static List<String> operatorJvm(String memoryLimit, String collector) {
-        return List.of("-XX:MaxRAM=" + memoryLimit, "-XX:MaxRAMPercentage=75.0", "-XX:+Use" + collector + "GC",
-                "-XX:+ExitOnOutOfMemoryError");
+    private static List<String> operatorJvm() {
+        List<String> jvm = new ArrayList<>(List.of("-XX:MaxRAM=" + memoryLimit, "-XX:MaxRAMPercentage=75.0",
+                "-XX:+Use" + collector + "GC", "-XX:+ExitOnOutOfMemoryError"));
+        jvm.addAll(extraJvm);
+        return jvm;
     }
 
     /** The memory limit the operator's JVM sizes itself for: the Deployment's unless the fourth argument says. */
@@ -107,8 +110,7 @@ public final class FleetBenchmark {
         Path dir = Files.createTempDirectory("fleet-benchmark");
         System.out.printf("proxies: %d (%d plain, 2 pools of %d); window %d s after a warm-up of %d s; logs in %s%n",
                 n, n - 2 * perPool, perPool, window, warmup, dir);
-        System.out.printf("operator JVM: %s%n", String.join(" ", operatorJvm(memoryLimit, collector)) + " "
-                + String.join(" ", extraJvm));
+        System.out.printf("operator JVM: %s%n", String.join(" ", operatorJvm()));
         try (Child proxies = Child.java(LoopbackProxies.class, List.of("-Xmx256m"), List.of("0"), dir);
                 Child api = Child.java(MockApiServer.class, List.of("-Xmx12g"), List.of(), dir)) {
             int proxyPort = Integer.parseInt(proxies.awaitLine("ready ").substring(6));
@@ -232,7 +234,7 @@ public final class FleetBenchmark {
                 } catch (InterruptedException e) {
                     return;
                 }
-                synchronized (lists) {
+                synchronized (pages) {
                     pages.add(System.nanoTime() - p);
                 }
                 next += 1_000_000_000L;
@@ -296,7 +298,7 @@ public final class FleetBenchmark {
                 + " / " + millis(quantile(sorted, 0.99)) + " / " + millis(sorted.getLast()));
         print(name + " GET /v1/proxies answer (bytes)", operator.list("/v1/proxies").length());
         List<Long> sortedPages;
-        synchronized (lists) {
+        synchronized (pages) {
             sortedPages = pages.stream().sorted().toList();
         }
         print(name + " GET /v1/proxies?limit=" + PAGE + ": calls, p50 / p99 / max (ms)", sortedPages.size() + ", "
@@ -461,8 +463,7 @@ public final class FleetBenchmark {
             int health = freePort();
             int metrics = freePort();
             long launched = System.nanoTime();
-            List<String> jvm = new ArrayList<>(operatorJvm(memoryLimit, collector));
-            jvm.addAll(extraJvm);
+            List<String> jvm = operatorJvm();
             jvm.addAll(List.of("-Xlog:gc:file=" + dir.resolve(name + "-gc.log"), "-XX:NativeMemoryTracking=summary"));
             Child child = Child.start(name, FleetOperator.class, operatorClassPath(dir), jvm, List.of(
                     "--discovery-address=127.0.0.1:" + discovery, "--health-address=127.0.0.1:" + health,
