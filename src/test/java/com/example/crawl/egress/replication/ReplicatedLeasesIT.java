@@ -81,6 +81,7 @@ class ReplicatedLeasesIT {
         final List<ObjectEvent> events = new CopyOnWriteArrayList<>();
         final List<String> bans = new CopyOnWriteArrayList<>();
         final AtomicInteger fenced = new AtomicInteger();
+        final boolean mirrors;
 
         Replica(String name, ReplicatedLeases.Timing timing) {
             this(name, timing, Optional.of(URI.create("http://" + name + ".invalid:8090")));
@@ -93,8 +94,8 @@ class ReplicatedLeasesIT {
         /**
          * @param url     what this replica advertises to the others as leader: none without --advertise-url
          * @param mirrors whether it watches the state Secret, as every replica does. A predecessor that
-         *                leads and closes at once does not: its watch would close while the mock is
-         *                still sending it the event of its own write, which stalls the mock's event
+         *                leads and then closes or vanishes does not: its watch would close while the mock
+         *                is still sending it the event of its own write, which stalls the mock's event
          *                loop for every later request (the gap {@link MockCluster#close} describes)
          */
         Replica(String name, ReplicatedLeases.Timing timing, Optional<URI> url, boolean mirrors) {
@@ -116,6 +117,7 @@ class ReplicatedLeasesIT {
             });
             leases = new ReplicatedLeases(store, secrets, new StateSecrets.Leader(name, url), timing,
                     NanoClock.system(), events::add, fenced::incrementAndGet);
+            this.mirrors = mirrors;
             if (mirrors) {
                 leases.start();
                 MockCluster.await(WAIT, leases::synced);
@@ -142,6 +144,7 @@ class ReplicatedLeasesIT {
          * service is closed after the test, so that its writer, left retrying a closed client, ends.
          */
         void vanish() {
+            assertFalse(mirrors, "a vanishing replica keeps no watch of its own (see mirrors)");
             client.close();
             replicas.remove(this);
             vanished.add(this);
@@ -152,6 +155,11 @@ class ReplicatedLeasesIT {
             leases.close();
             client.close();
         }
+    }
+
+    /** A leader that will vanish or hand over: it keeps no watch of its own (see Replica's mirrors). */
+    private Replica predecessor(String name) {
+        return new Replica(name, TIMING, Optional.of(URI.create("http://" + name + ".invalid:8090")), false).leading();
     }
 
     @BeforeEach
@@ -218,7 +226,7 @@ class ReplicatedLeasesIT {
 
     @Test
     void shouldCarryARetryAfterAndASuspectThroughAFailover() {
-        Replica a = new Replica("a").leading();
+        Replica a = predecessor("a");
         Lease limited = a.lend(SHOP);
         assertEquals(Reported.ACCEPTED, a.leases.report(limited.id(), ReportResult.RATE_LIMITED, Optional.empty(),
                 Optional.of(Duration.ofMinutes(45))));
@@ -243,7 +251,7 @@ class ReplicatedLeasesIT {
 
     @Test
     void shouldAnswerASessionsPlacingLeaseOnlyOnceTheSecretHoldsItSoAStrictSessionSurvivesACrash() {
-        Replica a = new Replica("a").leading();
+        Replica a = predecessor("a");
         Replica b = new Replica("b");
         Candidate other = new Candidate("crawl", "b", Map.of(), true, 20L, 2);
         Candidate sickA = new Candidate("crawl", "a", Map.of(), false, 10L, 2);
@@ -270,7 +278,7 @@ class ReplicatedLeasesIT {
 
     @Test
     void shouldTakeOverWhatWasAcknowledgedWhenTheLeaderVanishes() {
-        Replica a = new Replica("a").leading();
+        Replica a = predecessor("a");
         Replica b = new Replica("b");
         Lease first = a.lend(SHOP);
         a.leases.report(first.id(), ReportResult.BANNED, Optional.empty());
@@ -293,8 +301,7 @@ class ReplicatedLeasesIT {
 
     @Test
     void shouldHandOverEveryLeaseAndNameNoLeaderOnClose() {
-        // It closes right after its writes: a watch of its own would stall the mock (see Replica's mirrors)
-        Replica a = new Replica("a", TIMING, Optional.of(URI.create("http://a.invalid:8090")), false).leading();
+        Replica a = predecessor("a");
         Replica b = new Replica("b");
         a.lend(SHOP);
         a.lend(NEWS); // both of the proxy's slots, the second not yet written
