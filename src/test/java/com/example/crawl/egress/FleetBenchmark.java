@@ -11,14 +11,19 @@ import com.example.crawl.egress.discovery.LoadClient;
 import com.example.crawl.egress.health.LoopbackProxies;
 import com.example.crawl.egress.metrics.Exposition;
 import com.example.crawl.egress.proxy.MockApiServer;
+import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import java.io.BufferedReader;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStreamReader;
+import java.io.UncheckedIOException;
 import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -30,9 +35,12 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -43,6 +51,7 @@ import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Stream;
 import java.util.zip.GZIPInputStream;
 
 /**
@@ -67,21 +76,53 @@ public final class FleetBenchmark {
     /** Every request of the benchmark's own carries a User-Agent starting so; the mock leaves them out. */
     private static final String OURS = "fleet-";
     /**
-     * The JVM as the Deployment's pod runs it: its JAVA_TOOL_OPTIONS, and the memory limit (512 MiB)
-     * that the JVM would read from the container given as MaxRAM, which sizes the heap (initial
-     * 1/64, at most 75 %); with under 2 GiB the JVM picks the Serial collector itself (and here is
-     * told to, so that a larger limit still runs the pod's collector unless another is named). Then
-     * the flags to try, which override the pod's.
+     * The JVM as the Deployment's pod runs it, read from {@code deploy/base/deployment.yaml}: its
+     * {@code JAVA_TOOL_OPTIONS} and {@code MALLOC_ARENA_MAX}, and the memory limit that the JVM
+     * would read from the container, given here as MaxRAM, which sizes the heap (initial 1/64, at
+     * most the share the options name); with under 2 GiB the JVM picks the Serial collector itself
+     * (and here is told to, so that a larger limit still runs the pod's collector unless another is
+     * named). Then the flags to try, which override the pod's.
      */
     private static List<String> operatorJvm() {
-        List<String> jvm = new ArrayList<>(List.of("-XX:MaxRAM=" + memoryLimit, "-XX:MaxRAMPercentage=75.0",
-                "-XX:+Use" + collector + "GC", "-XX:+ExitOnOutOfMemoryError"));
+        List<String> jvm = new ArrayList<>(List.of("-XX:MaxRAM=" + memoryLimit, "-XX:+Use" + collector + "GC"));
+        jvm.addAll(List.of(POD.env().get("JAVA_TOOL_OPTIONS").trim().split("\\s+")));
         jvm.addAll(extraJvm);
         return jvm;
     }
 
+    /** What the benchmark takes from the Deployment's operator container. */
+    private record Pod(Map<String, String> env, String memoryLimit) {
+
+        static Pod of(Path deployment) throws IOException {
+            Container c = new KubernetesSerialization().unmarshal(Files.readString(deployment), Deployment.class)
+                    .getSpec().getTemplate().getSpec().getContainers().stream()
+                    .filter(k -> k.getName().equals("operator")).findFirst().orElseThrow();
+            Map<String, String> env = new HashMap<>();
+            c.getEnv().stream().filter(e -> e.getValue() != null).forEach(e -> env.put(e.getName(), e.getValue()));
+            Quantity limit = c.getResources().getLimits().get("memory");
+            return new Pod(Map.copyOf(env), (Quantity.getAmountInBytes(limit).longValue() >> 20) + "m");
+        }
+
+        /** The variables the operator's JVM and its C library read, beside JAVA_TOOL_OPTIONS (passed as flags). */
+        Map<String, String> process() {
+            Map<String, String> env = new HashMap<>();
+            Optional.ofNullable(this.env.get("MALLOC_ARENA_MAX")).ifPresent(v -> env.put("MALLOC_ARENA_MAX", v));
+            return env;
+        }
+    }
+
+    private static final Pod POD;
+
+    static {
+        try {
+            POD = Pod.of(Path.of("deploy/base/deployment.yaml"));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
     /** The memory limit the operator's JVM sizes itself for: the Deployment's unless the fourth argument says. */
-    private static String memoryLimit = "512m";
+    private static String memoryLimit = POD.memoryLimit();
     /** The collector: the one the JVM picks in the Deployment's pod unless the fifth argument names another. */
     private static String collector = "Serial";
     /** JVM flags to try on the operator, after the pod's own: the arguments after the fifth. */
@@ -110,7 +151,7 @@ public final class FleetBenchmark {
         Path dir = Files.createTempDirectory("fleet-benchmark");
         System.out.printf("proxies: %d (%d plain, 2 pools of %d); window %d s after a warm-up of %d s; logs in %s%n",
                 n, n - 2 * perPool, perPool, window, warmup, dir);
-        System.out.printf("operator JVM: %s%n", String.join(" ", operatorJvm()));
+        System.out.printf("operator JVM: %s; environment: %s%n", String.join(" ", operatorJvm()), POD.process());
         try (Child proxies = Child.java(LoopbackProxies.class, List.of("-Xmx256m"), List.of("0"), dir);
                 Child api = Child.java(MockApiServer.class, List.of("-Xmx12g"), List.of(), dir)) {
             int proxyPort = Integer.parseInt(proxies.awaitLine("ready ").substring(6));
@@ -125,23 +166,15 @@ public final class FleetBenchmark {
                 long t0 = System.nanoTime();
                 int[] lent = {0};
                 try {
-                    await(Duration.ofMinutes(60), () -> {
-                        if (!first.child.process.isAlive()) {
-                            throw new IllegalStateException("exited");
-                        }
+                    awaitAlive(first, Duration.ofMinutes(60), () -> {
                         lent[0] = Math.max(lent[0], healthy(first));
                         return lent[0] == n;
                     });
-                } catch (IllegalStateException e) {
-                    print("operator exited before the fleet was lent, after (s)", (System.nanoTime() - t0) / 1e9);
+                } catch (Exited e) {
+                    exited(first, "before the fleet was lent, after (s)", (System.nanoTime() - t0) / 1e9);
                     print("  most Proxies lent as healthy before", lent[0]);
                     print("  Proxies created by the pools and the benchmark", client.resources(Proxy.class)
                             .inNamespace(NS).list().getItems().size());
-                    for (String line : Files.readAllLines(first.child.log.resolveSibling("operator-1.err"))) {
-                        print("  its stderr", line);
-                    }
-                    List<String> gc = first.gcPauses();
-                    print("  its last collection", gc.isEmpty() ? "none" : gc.getLast());
                     return;
                 }
                 print("fleet created by the benchmark (s)", created / 1e9);
@@ -153,7 +186,13 @@ public final class FleetBenchmark {
                 steady("loaded", api, first, proxies, n, window, true);
                 heapAfterGc(operator);
                 capacity(operator);
-                roll(client, api, operator, n, perPool);
+                long rollStart = System.nanoTime();
+                try {
+                    roll(client, api, operator, n, perPool);
+                } catch (Exited e) {
+                    exited(operator, "during the roll, after (s)", (System.nanoTime() - rollStart) / 1e9);
+                    return;
+                }
                 operator = restart(operator, master, dir, n);
             } finally {
                 operator.stop();
@@ -259,6 +298,7 @@ public final class FleetBenchmark {
         print(name + " operator CPU (cores)", cores);
         print(name + " loopback proxies CPU (cores)", (proxies.cpuTicks() - proxyCpu) / (double) CLOCK_TICKS / seconds);
         print(name + " operator RSS (MiB)", operator.rssKib() / 1024.0);
+        print(name + " operator RSS anonymous / file-backed (MiB)", operator.rssParts());
         List<String> pauses = operator.gcPauses();
         pauses = pauses.subList(gcBefore, pauses.size());
         double[] ms = pauses.stream().mapToDouble(l -> Double.parseDouble(l.replaceAll(".* ([0-9.]+)ms$", "$1")))
@@ -323,6 +363,7 @@ public final class FleetBenchmark {
         print("heap after a full GC (MiB)", page.value("jvm_memory_used_bytes", Map.of("area", "heap")).orElseThrow()
                 / (1 << 20));
         print("operator RSS after the GC (MiB)", operator.rssKib() / 1024.0);
+        print("operator RSS after the GC, anonymous / file-backed (MiB)", operator.rssParts());
     }
 
     private static void capacity(Operator operator) throws Exception {
@@ -348,8 +389,8 @@ public final class FleetBenchmark {
                             null, null, null, new KubernetesSpec("squid:2", null), null, null)), null, null));
             client.resource(pool).update();
         }
-        await(Duration.ofMinutes(60), () -> rolled(client, "pool-a", perPool) && rolled(client, "pool-b", perPool)
-                && healthy(operator) == n);
+        awaitAlive(operator, Duration.ofMinutes(60), () -> rolled(client, "pool-a", perPool)
+                && rolled(client, "pool-b", perPool) && healthy(operator) == n);
         double seconds = (System.nanoTime() - start) / 1e9;
         String requests = api.command("requests " + OURS, "requests");
         print("roll of " + 2 * perPool + " pooled members: to all replaced and lent (s)", seconds);
@@ -439,6 +480,36 @@ public final class FleetBenchmark {
     }
 
     /** Polls {@code condition} every second until it holds; fails after {@code bound}. */
+    /** The operator's process ended while the benchmark waited on it (out of memory, as a rule). */
+    private static final class Exited extends RuntimeException {
+        Exited() {
+            super("the operator exited", null, false, false);
+        }
+    }
+
+    /** {@link #await}, ending at once with {@link Exited} when the operator's process has ended. */
+    private static void awaitAlive(Operator operator, Duration bound, BooleanSupplier condition) {
+        await(bound, () -> {
+            if (!operator.child.process.isAlive()) {
+                throw new Exited();
+            }
+            return condition.getAsBoolean();
+        });
+    }
+
+    /** How the operator ended: when, the JVM's own last words, its stderr and its last collection. */
+    private static void exited(Operator operator, String when, double seconds) throws IOException {
+        print("operator exited " + when, seconds);
+        try (Stream<String> lines = Files.lines(operator.child.log)) {
+            lines.filter(l -> !l.startsWith("{")).forEach(l -> print("  the JVM said", l)); // the rest is the log
+        }
+        for (String line : Files.readAllLines(operator.child.log.resolveSibling(operator.child.name + ".err"))) {
+            print("  its stderr", line);
+        }
+        List<String> gc = operator.gcPauses();
+        print("  its last collection", gc.isEmpty() ? "none" : gc.getLast());
+    }
+
     private static void await(Duration bound, BooleanSupplier condition) {
         long deadline = System.nanoTime() + bound.toNanos();
         while (!condition.getAsBoolean()) {
@@ -465,12 +536,13 @@ public final class FleetBenchmark {
             long launched = System.nanoTime();
             List<String> jvm = operatorJvm();
             jvm.addAll(List.of("-Xlog:gc:file=" + dir.resolve(name + "-gc.log"), "-XX:NativeMemoryTracking=summary"));
+            Map<String, String> env = new HashMap<>(POD.process());
+            env.putAll(Map.of("KUBERNETES_MASTER", master, "KUBERNETES_AUTH_TRYKUBECONFIG", "false",
+                    "KUBERNETES_NAMESPACE", NS, "DISCOVERY_TOKEN", TOKEN, "HOSTNAME", name));
             Child child = Child.start(name, FleetOperator.class, operatorClassPath(dir), jvm, List.of(
                     "--discovery-address=127.0.0.1:" + discovery, "--health-address=127.0.0.1:" + health,
                     "--metrics-address=127.0.0.1:" + metrics, "--leader-election-namespace=" + NS,
-                    "--default-probe-url=http://127.0.0.1:9/generate_204"), Map.of(
-                    "KUBERNETES_MASTER", master, "KUBERNETES_AUTH_TRYKUBECONFIG", "false",
-                    "KUBERNETES_NAMESPACE", NS, "DISCOVERY_TOKEN", TOKEN, "HOSTNAME", name), dir, true);
+                    "--default-probe-url=http://127.0.0.1:9/generate_204"), env, dir, true);
             return new Operator(discovery, health, metrics, child, launched);
         }
 
@@ -556,6 +628,10 @@ public final class FleetBenchmark {
             return child.rssKib();
         }
 
+        String rssParts() throws IOException {
+            return child.rssParts();
+        }
+
         long threadCpuNanos(String prefix) throws IOException, InterruptedException {
             String answer = child.command("cpu " + prefix, "fleet-cpu " + prefix + " ");
             return Long.parseLong(answer.substring(answer.lastIndexOf(' ') + 1));
@@ -632,7 +708,7 @@ public final class FleetBenchmark {
             command.addAll(args);
             Path log = dir.resolve(name + ".log");
             ProcessBuilder pb = new ProcessBuilder(command);
-            pb.environment().remove("JAVA_TOOL_OPTIONS");
+            pb.environment().keySet().removeAll(Set.of("JAVA_TOOL_OPTIONS", "MALLOC_ARENA_MAX"));
             pb.environment().putAll(env);
             if (linesOnStderr) {
                 pb.redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
@@ -684,8 +760,17 @@ public final class FleetBenchmark {
         }
 
         long rssKib() throws IOException {
+            return status("VmRSS:");
+        }
+
+        /** The resident memory of its own (anonymous: heap, stacks, malloc) and of mapped files (the JDK's libraries). */
+        String rssParts() throws IOException {
+            return String.format("%.1f / %.1f", status("RssAnon:") / 1024.0, status("RssFile:") / 1024.0);
+        }
+
+        private long status(String field) throws IOException {
             return Files.readAllLines(Path.of("/proc", Long.toString(process.pid()), "status")).stream()
-                    .filter(l -> l.startsWith("VmRSS:")).map(l -> Long.parseLong(l.replaceAll("[^0-9]", "")))
+                    .filter(l -> l.startsWith(field)).map(l -> Long.parseLong(l.replaceAll("[^0-9]", "")))
                     .findFirst().orElseThrow();
         }
 
