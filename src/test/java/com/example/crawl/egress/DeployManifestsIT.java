@@ -150,8 +150,10 @@ class DeployManifestsIT {
         assertNotNull(requests.get("cpu"));
         assertNotNull(limits.get("memory"));
         assertEquals(limits.get("memory"), requests.get("memory"), "memory request = limit");
-        assertTrue(env(c, "JAVA_TOOL_OPTIONS").getValue().matches(".*-XX:MaxRAMPercentage=\\d+(\\.\\d+)?.*"),
+        String jvmOptions = env(c, "JAVA_TOOL_OPTIONS").getValue();
+        assertTrue(jvmOptions.matches(".*-XX:MaxRAMPercentage=\\d+(\\.\\d+)?.*"),
                 "the heap as a share of the container's memory");
+        assertJvmStarts(jvmOptions, env(c, "MALLOC_ARENA_MAX").getValue());
         assertTrue(Files.readString(Path.of("Dockerfile")).contains("USER " + uid), "the image's USER is the uid here");
     }
 
@@ -379,6 +381,22 @@ class DeployManifestsIT {
 
     private static final java.util.Comparator<Grant> GRANT_ORDER = java.util.Comparator.comparing(Grant::scope)
             .thenComparing(Grant::group).thenComparing(Grant::resource).thenComparing(Grant::verb);
+
+    /**
+     * The pod's JVM options and malloc setting start this JDK (the image's Temurin 25): an option it
+     * did not know would keep every pod from starting.
+     */
+    private static void assertJvmStarts(String options, String arenas) throws IOException, InterruptedException {
+        ProcessBuilder pb = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-version").redirectErrorStream(true);
+        pb.environment().put("JAVA_TOOL_OPTIONS", options);
+        pb.environment().put("MALLOC_ARENA_MAX", arenas);
+        Process java = pb.start();
+        String out = new String(java.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertTrue(java.waitFor(30, TimeUnit.SECONDS), "java -version did not end");
+        assertEquals(0, java.exitValue(), out);
+        assertTrue(out.contains("Picked up JAVA_TOOL_OPTIONS: " + options), out);
+    }
 
     private static EnvVar env(Container c, String name) {
         return c.getEnv().stream().filter(e -> e.getName().equals(name)).findFirst()
