@@ -6,8 +6,8 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -93,11 +93,13 @@ final class PoolPlan {
      */
     static Decision decide(Limits limits, Map<String, Weighted> templates, List<Member> members, Rules rules,
             Instant now) {
+        // Members are told apart by name, never hashed: a record's hash would hash its cached Proxy
+        // whole, metadata, spec and status, for every member in every pass of a roll.
         List<Retirement> retire = new ArrayList<>();
-        Set<Member> retired = new LinkedHashSet<>();
+        List<Member> retired = new ArrayList<>();
         List<Member> rolling = new ArrayList<>();
         List<Member> good = new ArrayList<>();
-        Map<Member, RetireReason> rollReason = new HashMap<>();
+        Map<String, RetireReason> rollReason = new HashMap<>();
         for (Member m : members) {
             Optional<RetireReason> due = m.ghost() || m.retired().isPresent() ? Optional.empty() : retireNow(m, rules, now);
             if (m.retired().isPresent()) {
@@ -107,10 +109,10 @@ final class PoolPlan {
                 retired.add(m);
             } else if (!m.ghost() && outdated(m, templates)) {
                 rolling.add(m);
-                rollReason.put(m, RetireReason.TemplateChanged);
+                rollReason.put(m.name(), RetireReason.TemplateChanged);
             } else if (!m.ghost() && rules.maxAge().filter(age -> !m.created().plus(age).isAfter(now)).isPresent()) {
                 rolling.add(m);
-                rollReason.put(m, RetireReason.MaxAge);
+                rollReason.put(m.name(), RetireReason.MaxAge);
             } else {
                 good.add(m);
             }
@@ -140,10 +142,12 @@ final class PoolPlan {
                 break;
             }
         }
-        Set<Member> deleted = Set.copyOf(delete);
-        List<Member> goodAfter = good.stream().filter(m -> !deleted.contains(m)).toList();
-        List<Member> retiredAfter = retired.stream().filter(m -> !deleted.contains(m)).toList();
-        List<Member> rollingAfter = rolling.stream().filter(m -> !deleted.contains(m)).sorted(REMOVAL_ORDER).toList();
+        Set<String> deleted = new HashSet<>();
+        delete.forEach(m -> deleted.add(m.name()));
+        List<Member> goodAfter = good.stream().filter(m -> !deleted.contains(m.name())).toList();
+        List<Member> retiredAfter = retired.stream().filter(m -> !deleted.contains(m.name())).toList();
+        List<Member> rollingAfter = rolling.stream().filter(m -> !deleted.contains(m.name())).sorted(REMOVAL_ORDER)
+                .toList();
         int live = members.size() - delete.size();
 
         int need = limits.replicas() - goodAfter.size();
@@ -153,7 +157,7 @@ final class PoolPlan {
         int plain = Math.max(0, need - retiredAfter.size() - rollingAfter.size());
         int bind = Math.min(rollingAfter.size(), Math.max(0, creates - plain - retiredAfter.size()));
         for (Member m : rollingAfter.subList(0, bind)) {
-            retire.add(new Retirement(m, rollReason.get(m)));
+            retire.add(new Retirement(m, rollReason.get(m.name())));
         }
         List<String> create = Spread.place(templates, goodAfter, creates);
         return new Decision(List.copyOf(retire), List.copyOf(delete), create, goodAfter, nextCheck(members, rules, now),
@@ -202,10 +206,13 @@ final class PoolPlan {
             (m.ready() ? rest : out).add(m);
         }
         Map<String, Integer> counts = Spread.counts(good);
-        while (!rest.isEmpty()) {
+        while (!rest.isEmpty() && out.size() < excess) { // only the first excess are taken
             String fullest = Spread.fullest(templates, counts, rest);
-            Member oldest = rest.stream().filter(m -> m.placement().equals(fullest)).findFirst().orElseThrow();
-            rest.remove(oldest);
+            int at = 0;
+            while (!rest.get(at).placement().equals(fullest)) {
+                at++;
+            }
+            Member oldest = rest.remove(at); // by index: a Member's equals would compare whole Proxies
             counts.merge(fullest, -1, Integer::sum);
             out.add(oldest);
         }

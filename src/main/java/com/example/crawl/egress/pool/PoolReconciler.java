@@ -22,6 +22,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.random.RandomGenerator;
 import java.util.stream.Collectors;
 import org.slf4j.Logger;
@@ -55,6 +56,7 @@ public final class PoolReconciler implements Reconciler<PoolKey> {
     private final Duration requeueNow;
     private final Clock clock;
     private final Expectations expectations = new Expectations();
+    private final Map<PoolKey, MemberMemo> memos = new ConcurrentHashMap<>();
     private final RandomGenerator random;
 
     /**
@@ -91,11 +93,17 @@ public final class PoolReconciler implements Reconciler<PoolKey> {
             }
             ProxyPool pool = cached.get();
             List<Proxy> members = store.members(key);
-            deleteForeign(key, pool.getMetadata().getUid(), members);
-            if (pool.getMetadata().getDeletionTimestamp() != null) {
-                return deleting(key, pool, members);
+            MemberMemo memo = memos.computeIfAbsent(key, k -> new MemberMemo());
+            memo.begin(pool.getSpec());
+            try {
+                deleteForeign(key, pool.getMetadata().getUid(), members, memo);
+                if (pool.getMetadata().getDeletionTimestamp() != null) {
+                    return deleting(key, pool, members);
+                }
+                return converge(key, pool, members, memo);
+            } finally {
+                memo.end();
             }
-            return converge(key, pool, members);
         } catch (ObjectChangedException e) {
             return new Outcome.Conflict(e.getMessage());
         } catch (KubernetesClientException e) {
@@ -105,6 +113,7 @@ public final class PoolReconciler implements Reconciler<PoolKey> {
 
     /** The pool is not in the cache: its members go, once the API confirms it is gone. */
     private Outcome orphaned(PoolKey key) {
+        memos.remove(key);
         List<Proxy> members = store.members(key);
         if (members.isEmpty()) {
             expectations.forget(key);
@@ -122,15 +131,15 @@ public final class PoolReconciler implements Reconciler<PoolKey> {
     }
 
     /** Deletes the members an earlier pool of this name left (another owner UID). */
-    private void deleteForeign(PoolKey key, String uid, List<Proxy> members) {
-        List<Proxy> foreign = members.stream().filter(m -> !uid.equals(MemberObjects.ownerUid(m))).toList();
+    private void deleteForeign(PoolKey key, String uid, List<Proxy> members, MemberMemo memo) {
+        List<Proxy> foreign = members.stream().filter(m -> !uid.equals(memo.ownerUid(m))).toList();
         if (foreign.isEmpty()) {
             return;
         }
         // The cache may be the one behind: its pool an old one, the members a newer pool's.
         String current = store.readPool(key).map(p -> p.getMetadata().getUid()).orElse(null);
         for (Proxy m : foreign) {
-            if (!Objects.equals(current, MemberObjects.ownerUid(m))) {
+            if (!Objects.equals(current, memo.ownerUid(m))) {
                 deleteMember(key, m, "it belongs to an earlier pool of this name");
             }
         }
@@ -157,7 +166,8 @@ public final class PoolReconciler implements Reconciler<PoolKey> {
         expectations.deleted(key, member.getMetadata().getName(), clock.instant());
     }
 
-    private Outcome converge(PoolKey key, ProxyPool pool, List<Proxy> all) throws ObjectChangedException {
+    private Outcome converge(PoolKey key, ProxyPool pool, List<Proxy> all, MemberMemo memo)
+            throws ObjectChangedException {
         Instant now = clock.instant();
         String uid = pool.getMetadata().getUid();
         List<String> violations = new ArrayList<>(MemberTemplate.violations(pool));
@@ -174,14 +184,14 @@ public final class PoolReconciler implements Reconciler<PoolKey> {
             violations.add(e.getMessage());
             limits = new PoolPlan.Limits(Math.max(0, pool.getSpec().replicas()), 0, 0);
         }
-        List<Proxy> cached = all.stream().filter(m -> uid.equals(MemberObjects.ownerUid(m))).toList();
+        List<Proxy> cached = all.stream().filter(m -> uid.equals(memo.ownerUid(m))).toList();
         List<Proxy> alive = cached.stream().filter(m -> m.getMetadata().getDeletionTimestamp() == null).toList();
         expectations.observe(key, uid, alive.stream().map(m -> m.getMetadata().getName()).collect(Collectors.toSet()),
                 now);
         List<Member> members = new ArrayList<>();
         for (Proxy p : alive) {
             if (!expectations.deleting(key, p.getMetadata().getName())) {
-                members.add(Member.of(p, now));
+                members.add(memo.member(p, now));
             }
         }
         PoolStatusView.Counts observed = counts(members, List.of(), Set.of());
@@ -209,8 +219,8 @@ public final class PoolReconciler implements Reconciler<PoolKey> {
                     .toList()));
         }
         for (Member m : decision.good()) {
-            if (!m.ghost()) {
-                updateInPlace(m, templates.get(m.placement()));
+            if (!m.ghost() && !memo.inPlace(m.proxy()) && !updateInPlace(m, templates.get(m.placement()))) {
+                memo.matchesInPlace(m.proxy());
             }
         }
         Optional<PoolStatusView.Failure> failure = create(key, pool, templates, decision.create(), now);
@@ -255,8 +265,11 @@ public final class PoolReconciler implements Reconciler<PoolKey> {
                 .log("Retired pool member; discovery no longer lends it");
     }
 
-    /** Brings a member's attributes, {@code maxLeases}, health check, labels and annotations to the template's. */
-    private void updateInPlace(Member m, MemberTemplate template) throws ObjectChangedException {
+    /**
+     * Brings a member's attributes, {@code maxLeases}, health check, labels and annotations to the
+     * template's; false when they already are.
+     */
+    private boolean updateInPlace(Member m, MemberTemplate template) throws ObjectChangedException {
         Proxy proxy = m.proxy();
         Map<String, String> current = Objects.requireNonNullElse(proxy.getMetadata().getLabels(), Map.of());
         Map<String, String> currentAnnotations = Objects.requireNonNullElse(proxy.getMetadata().getAnnotations(),
@@ -265,7 +278,7 @@ public final class PoolReconciler implements Reconciler<PoolKey> {
         boolean metadata = !current.entrySet().containsAll(template.labels().entrySet())
                 || !currentAnnotations.entrySet().containsAll(template.annotations().entrySet());
         if (!metadata && !template.differsInPlace(proxy.getSpec())) {
-            return;
+            return false;
         }
         Map<String, String> labels = new HashMap<>(current);
         Map<String, String> annotations = new HashMap<>(currentAnnotations);
@@ -276,6 +289,7 @@ public final class PoolReconciler implements Reconciler<PoolKey> {
         copy.getMetadata().setAnnotations(annotations);
         copy.setSpec(template.inPlace(proxy.getSpec()));
         store.update(copy);
+        return true;
     }
 
     /** Creates in batches of 1, 2, 4, ...; stops at the first failure, which it returns. */
