@@ -48,12 +48,14 @@ class LayeringTest {
     private static final List<String> GC_ALLOWED = List.of(BASE + ".gc.", BASE + ".api.", BASE + ".config.",
             BASE + ".tracing.", BASE + ".provider.Instance", BASE + ".provider.Provider",
             BASE + ".provider.CollectsUnused");
-    /** What the replicated lease service may use of ours: the lease store, the Event seam, the clock. */
+    /** What the replicated lease service may use of ours: the lease store, the Event seam, the handler sync, the clock. */
     private static final List<String> REPLICATION_ALLOWED = List.of(BASE + ".replication.", BASE + ".lease.",
-            BASE + ".runtime.EventSink", BASE + ".runtime.ObjectEvent", BASE + ".runtime.EventReason", BASE + ".clock.");
-    /** What the discovery clients may use of ours: the Event seam, the clock and the queue's token bucket. */
+            BASE + ".runtime.EventSink", BASE + ".runtime.ObjectEvent", BASE + ".runtime.EventReason",
+            BASE + ".runtime.HandlerSync", BASE + ".clock.");
+    /** What the discovery clients may use of ours: the Event seam, the handler sync, the clock, the token bucket. */
     private static final List<String> CLIENT_ALLOWED = List.of(BASE + ".client.", BASE + ".runtime.EventSink",
-            BASE + ".runtime.ObjectEvent", BASE + ".runtime.EventReason", BASE + ".clock.", BASE + ".queue.TokenBucket");
+            BASE + ".runtime.ObjectEvent", BASE + ".runtime.EventReason", BASE + ".runtime.HandlerSync", BASE + ".clock.",
+            BASE + ".queue.TokenBucket");
     /** What pool may use of ours: the api, the lease store's ban seam, the controller runtime, the informer cache, the clock. */
     private static final List<String> POOL_ALLOWED = List.of(BASE + ".pool.", BASE + ".api.", BASE + ".lease.",
             BASE + ".runtime.", BASE + ".cache.", BASE + ".clock.");

@@ -1,6 +1,7 @@
 package com.example.crawl.egress.client;
 
 import com.example.crawl.egress.runtime.EventSink;
+import com.example.crawl.egress.runtime.HandlerSync;
 import com.example.crawl.egress.runtime.ObjectEvent;
 import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -25,12 +26,13 @@ public final class ClientSecrets implements AutoCloseable {
 
     private final SharedIndexInformer<Secret> informer;
     private final String namespace;
+    private final HandlerSync handled = new HandlerSync();
 
     public ClientSecrets(KubernetesClient client, String namespace, ClientRegistry registry, EventSink events) {
         this.namespace = namespace;
         this.informer = client.secrets().inNamespace(namespace).withLabel(ClientSecret.LABEL, "true")
                 .runnableInformer(0);
-        informer.addEventHandler(new Handler(registry, events));
+        informer.addEventHandler(new Handler(registry, events, handled));
     }
 
     public void start() {
@@ -38,8 +40,16 @@ public final class ClientSecrets implements AutoCloseable {
         LOG.atInfo().addKeyValue("namespace", namespace).log("Watching discovery client Secrets");
     }
 
-    /** Whether the first list is in: before it, every client's token is refused. */
+    /**
+     * Whether the clients of the first list are registered (or refused): before, every client's
+     * token is refused.
+     */
     public boolean hasSynced() {
+        return handled.synced(informer);
+    }
+
+    /** Whether the informer's store holds the first list, whatever its handler has done with it. */
+    boolean listed() {
         return informer.hasSynced();
     }
 
@@ -48,11 +58,13 @@ public final class ClientSecrets implements AutoCloseable {
         informer.close();
     }
 
-    private record Handler(ClientRegistry registry, EventSink events) implements ResourceEventHandler<Secret> {
+    private record Handler(ClientRegistry registry, EventSink events, HandlerSync handled)
+            implements ResourceEventHandler<Secret> {
 
         @Override
         public void onAdd(Secret secret) {
             changed(secret);
+            handled.took(secret);
         }
 
         @Override
@@ -61,10 +73,12 @@ public final class ClientSecrets implements AutoCloseable {
                 registry.remove(before.getMetadata().getName());
             }
             changed(after);
+            handled.took(after);
         }
 
         @Override
         public void onDelete(Secret secret, boolean finalStateUnknown) {
+            handled.deleted(secret);
             String name = secret.getMetadata().getName();
             if (registry.has(name)) {
                 registry.remove(name);

@@ -11,6 +11,7 @@ import com.example.crawl.egress.lease.LeaseStore;
 import com.example.crawl.egress.lease.ReportResult;
 import com.example.crawl.egress.replication.StateSecrets.Leader;
 import com.example.crawl.egress.runtime.EventSink;
+import com.example.crawl.egress.runtime.HandlerSync;
 import com.example.crawl.egress.runtime.ObjectEvent;
 import com.example.crawl.egress.replication.StateSecrets.Stored;
 import io.fabric8.kubernetes.api.model.Secret;
@@ -140,6 +141,7 @@ public final class ReplicatedLeases implements LeaseService, AutoCloseable {
     private byte[] previousBytes = new byte[0]; // guarded by lock
     private long lastBytesVersion = -1; // guarded by lock: the store version lastBytes hold
     private volatile SharedIndexInformer<Secret> informer;
+    private final HandlerSync mirrored = new HandlerSync();
 
     /**
      * @param store    the store this replica mirrors into and, as leader, serves from
@@ -172,16 +174,19 @@ public final class ReplicatedLeases implements LeaseService, AutoCloseable {
             @Override
             public void onAdd(Secret secret) {
                 seen(secret);
+                mirrored.took(secret);
             }
 
             @Override
             public void onUpdate(Secret before, Secret secret) {
                 seen(secret);
+                mirrored.took(secret);
             }
 
             @Override
             public void onDelete(Secret secret, boolean unknownFinalState) {
                 gone(secret);
+                mirrored.deleted(secret);
             }
         });
         informer.start();
@@ -189,7 +194,7 @@ public final class ReplicatedLeases implements LeaseService, AutoCloseable {
 
     /** The mirror has the Secret's state as of the first list. */
     public boolean synced() {
-        return informer != null && informer.hasSynced();
+        return informer != null && mirrored.synced(informer);
     }
 
     /**

@@ -1,10 +1,12 @@
 package com.example.crawl.egress.client;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.example.crawl.egress.clock.FakeClock;
 import com.example.crawl.egress.proxy.MockCluster;
+import com.example.crawl.egress.runtime.EventSink;
 import com.example.crawl.egress.runtime.ObjectEvent;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.Secret;
@@ -14,6 +16,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -31,6 +35,34 @@ class ClientSecretsTest {
         return new SecretBuilder().withMetadata(new ObjectMetaBuilder().withNamespace(namespace).withName(name)
                 .withLabels(labelled ? Map.of(ClientSecret.LABEL, "true") : Map.of()).build()).withStringData(data)
                 .build();
+    }
+
+    @Test
+    void shouldNotCallItselfSyncedBeforeItsHandlerHasTakenTheFirstListIn() throws Exception {
+        CountDownLatch handling = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        ClientRegistry registry = new ClientRegistry(new FakeClock());
+        EventSink held = event -> { // the handler's Event for a refused Secret: held until released
+            handling.countDown();
+            try {
+                release.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        };
+        try (MockCluster cluster = MockCluster.start();
+                ClientSecrets secrets = new ClientSecrets(cluster.client(), "ops", registry, held)) {
+            cluster.client().resource(secret("ops", "refused", true, Map.of("namespaces", "*"))).create(); // no token
+            cluster.client().resource(secret("ops", "team", true, Map.of("token", TOKEN, "namespaces", "*"))).create();
+            secrets.start();
+            assertTrue(handling.await(WAIT.toSeconds(), TimeUnit.SECONDS), "the handler took the first Secret");
+            MockCluster.await(WAIT, secrets::listed);
+            assertFalse(secrets.hasSynced(), "the informer has the list, its handler has not registered it yet");
+
+            release.countDown();
+            MockCluster.await(WAIT, secrets::hasSynced);
+            assertEquals("team", registry.authenticate(TOKEN).orElseThrow().name(), "synced: every client is in");
+        }
     }
 
     @Test
