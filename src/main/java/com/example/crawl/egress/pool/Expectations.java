@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Predicate;
 
 /**
  * The members this process created or deleted and its cache does not show yet, per pool, as
@@ -41,15 +42,16 @@ final class Expectations {
     }
 
     /**
-     * Forgets what the cache now shows ({@code cached}: the names of the pool's cached members that
-     * are not being deleted), what is older than {@link #TTL}, and creates for an earlier pool of
-     * this name (another {@code uid}): what they made is deleted as that pool's, not counted as this one's.
+     * Forgets what the cache now shows ({@code cached}: whether a name is one of the pool's cached
+     * members that are not being deleted), what is older than {@link #TTL}, and creates for an earlier
+     * pool of this name (another {@code uid}): what they made is deleted as that pool's, not counted
+     * as this one's. Asks {@code cached} only of the names awaited, never of every member.
      */
-    void observe(PoolKey pool, String uid, Set<String> cached, Instant now) {
-        creates.getOrDefault(pool, Map.of()).entrySet().removeIf(e -> cached.contains(e.getKey())
+    void observe(PoolKey pool, String uid, Predicate<String> cached, Instant now) {
+        creates.getOrDefault(pool, Map.of()).entrySet().removeIf(e -> cached.test(e.getKey())
                 || !e.getValue().uid().equals(uid) || expired(e.getValue().at(), now));
         deletes.getOrDefault(pool, Map.of()).entrySet()
-                .removeIf(e -> !cached.contains(e.getKey()) || expired(e.getValue(), now));
+                .removeIf(e -> !cached.test(e.getKey()) || expired(e.getValue(), now));
     }
 
     /** The created members the cache does not show yet. */
@@ -59,9 +61,9 @@ final class Expectations {
                 .toList();
     }
 
-    /** Whether this process deleted the member and the cache still shows it alive. */
-    boolean deleting(PoolKey pool, String name) {
-        return deletes.getOrDefault(pool, Map.of()).containsKey(name);
+    /** The members this process deleted that the cache still shows alive. */
+    Set<String> deleting(PoolKey pool) {
+        return deletes.getOrDefault(pool, Map.of()).keySet();
     }
 
     /** Whether anything is still awaited for the pool. */

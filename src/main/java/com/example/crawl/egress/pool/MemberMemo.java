@@ -3,7 +3,9 @@ package com.example.crawl.egress.pool;
 import com.example.crawl.egress.api.Proxy;
 import com.example.crawl.egress.api.ProxyPoolSpec;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 
@@ -13,77 +15,110 @@ import java.util.Objects;
  * place, so an object seen by an earlier pass needs no second look. In a roll every member's event
  * queues its pool and every pass reads every member: deriving each one again (its owner, its
  * phase and times, whether it matches the template in place) was three quarters of the pool
- * workers' samples in a JFR profile of a roll of 2,000 members.
+ * workers' samples in a JFR profile of a roll of 2,000 members, and looking each member up again
+ * for each of those a third of what was left; so a pass looks each member up once, in
+ * {@link #see}, and works with what that hands it.
  *
  * <p>Not thread-safe: one per pool, used only by the worker that holds the pool's key.
  */
 final class MemberMemo {
 
-    private static final class Seen {
+    /** One member's cached object and what passes derived from it. */
+    static final class Seen {
         final Proxy proxy;
+        /** The UID its controller reference names, or null; the pool's own instance when it is the pool's. */
         final String ownerUid;
-        Member member;
-        boolean inPlace;
-        long pass;
+        final boolean deleting;
+        private Member member;
+        private boolean inPlace;
+        private long pass;
 
-        Seen(Proxy proxy) {
+        private Seen(Proxy proxy, String poolUid) {
             this.proxy = proxy;
-            this.ownerUid = MemberObjects.ownerUid(proxy);
+            String owner = MemberObjects.ownerUid(proxy);
+            this.ownerUid = owner != null && owner.equals(poolUid) ? poolUid : owner;
+            this.deleting = proxy.getMetadata().getDeletionTimestamp() != null;
         }
+
+        String name() {
+            return proxy.getMetadata().getName();
+        }
+
+        /** Whether its controller reference names the pool with this UID. */
+        boolean ownedBy(String uid) {
+            return uid.equals(ownerUid); // at once for the pool's own members: the same instance
+        }
+
+        /** The member as the plan sees it; {@code now} stands in for a creation time the object lacks. */
+        Member member(Instant now) {
+            if (member == null) {
+                member = Member.of(proxy, now);
+            }
+            return member;
+        }
+
     }
 
     private final Map<String, Seen> seen = new HashMap<>();
     private ProxyPoolSpec spec;
+    private String uid;
     private long pass;
 
     /**
      * Starts a pass over the pool as it is now; the members' in-place verdicts hold only for the spec
-     * they were reached against, which is where the templates come from.
+     * they were reached against, which is where the templates come from. Members first seen from now
+     * on that the pool owns carry its own {@code poolUid} instance, so that telling owned from foreign
+     * compares no characters.
      */
-    void begin(ProxyPoolSpec now) {
+    void begin(ProxyPoolSpec now, String poolUid) {
         pass++;
         if (!Objects.equals(spec, now)) {
             spec = now;
             seen.values().forEach(s -> s.inPlace = false);
         }
+        uid = poolUid;
     }
 
-    /** The UID of the pool that the member's controller reference names, or null. */
-    String ownerUid(Proxy proxy) {
-        return of(proxy).ownerUid;
-    }
-
-    /** The member as the plan sees it; {@code now} stands in for a creation time the object lacks. */
-    Member member(Proxy proxy, Instant now) {
-        Seen s = of(proxy);
-        if (s.member == null) {
-            s.member = Member.of(proxy, now);
+    /** The pass's entry of each cached member, in the order given: one lookup each. */
+    List<Seen> see(List<Proxy> members) {
+        List<Seen> out = new ArrayList<>(members.size());
+        for (Proxy p : members) {
+            String name = p.getMetadata().getName();
+            Seen s = seen.get(name);
+            if (s == null || s.proxy != p) {
+                s = new Seen(p, uid);
+                seen.put(name, s);
+            }
+            s.pass = pass;
+            out.add(s);
         }
-        return s.member;
+        return out;
     }
 
-    /** Whether this object was found to match the current spec's template in place. */
-    boolean inPlace(Proxy proxy) {
-        return of(proxy).inPlace;
+    /**
+     * Whether this pass saw {@code name} as a member of the pool with {@code uid} that is not being
+     * deleted: what the cache shows of a create or delete this process made.
+     */
+    boolean alive(String name, String uid) {
+        Seen s = seen.get(name);
+        return s != null && s.pass == pass && !s.deleting && s.ownedBy(uid);
     }
 
-    void matchesInPlace(Proxy proxy) {
-        of(proxy).inPlace = true;
+    /** Whether this pass's member was found to match the current spec's template in place. */
+    boolean inPlace(Member m) {
+        Seen s = seen.get(m.name());
+        return s != null && s.member == m && s.inPlace;
+    }
+
+    void matchesInPlace(Member m) {
+        Seen s = seen.get(m.name());
+        if (s != null && s.member == m) {
+            s.inPlace = true;
+        }
     }
 
     /** Ends a pass: the members it did not see are gone from the cache, and forgotten. */
     void end() {
         seen.values().removeIf(s -> s.pass != pass);
-    }
-
-    private Seen of(Proxy proxy) {
-        String name = proxy.getMetadata().getName();
-        Seen s = seen.get(name);
-        if (s == null || s.proxy != proxy) {
-            s = new Seen(proxy);
-            seen.put(name, s);
-        }
-        s.pass = pass;
-        return s;
     }
 }

@@ -118,7 +118,10 @@ final class PoolPlan {
             }
         }
 
-        int budget = (int) members.stream().filter(Member::ready).count() - (limits.replicas() - limits.maxUnavailable());
+        int budget = -(limits.replicas() - limits.maxUnavailable());
+        for (Member m : members) {
+            budget += m.ready() ? 1 : 0;
+        }
         List<Member> delete = new ArrayList<>();
         List<Member> leaving = new ArrayList<>(retired);
         leaving.addAll(rolling);
@@ -183,10 +186,20 @@ final class PoolPlan {
         return t == null || !t.hash().equals(m.hash());
     }
 
-    /** Not Ready first (they serve nobody), then retired before rolling, then oldest first, then by name. */
-    private static final Comparator<Member> REMOVAL_ORDER = Comparator.comparing(Member::ready)
-            .thenComparing(m -> m.retired().isEmpty())
-            .thenComparing(Member::created).thenComparing(Member::name);
+    /**
+     * Not Ready first (they serve nobody), then retired before rolling, then oldest first, then by
+     * name; written out, since a roll sorts its leaving members in every pass.
+     */
+    private static final Comparator<Member> REMOVAL_ORDER = (a, b) -> {
+        int c = Boolean.compare(a.ready(), b.ready());
+        if (c == 0) {
+            c = Boolean.compare(a.retired().isEmpty(), b.retired().isEmpty());
+        }
+        if (c == 0) {
+            c = a.created().compareTo(b.created());
+        }
+        return c != 0 ? c : a.name().compareTo(b.name());
+    };
 
     /**
      * The good members to remove when there are {@code excess} too many: not Ready first, then one

@@ -94,13 +94,14 @@ public final class PoolReconciler implements Reconciler<PoolKey> {
             ProxyPool pool = cached.get();
             List<Proxy> members = store.members(key);
             MemberMemo memo = memos.computeIfAbsent(key, k -> new MemberMemo());
-            memo.begin(pool.getSpec());
+            memo.begin(pool.getSpec(), pool.getMetadata().getUid());
             try {
-                deleteForeign(key, pool.getMetadata().getUid(), members, memo);
+                List<MemberMemo.Seen> seen = memo.see(members);
+                deleteForeign(key, pool.getMetadata().getUid(), seen);
                 if (pool.getMetadata().getDeletionTimestamp() != null) {
                     return deleting(key, pool, members);
                 }
-                return converge(key, pool, members, memo);
+                return converge(key, pool, seen, memo);
             } finally {
                 memo.end();
             }
@@ -131,16 +132,21 @@ public final class PoolReconciler implements Reconciler<PoolKey> {
     }
 
     /** Deletes the members an earlier pool of this name left (another owner UID). */
-    private void deleteForeign(PoolKey key, String uid, List<Proxy> members, MemberMemo memo) {
-        List<Proxy> foreign = members.stream().filter(m -> !uid.equals(memo.ownerUid(m))).toList();
+    private void deleteForeign(PoolKey key, String uid, List<MemberMemo.Seen> members) {
+        List<MemberMemo.Seen> foreign = new ArrayList<>();
+        for (MemberMemo.Seen m : members) {
+            if (!m.ownedBy(uid)) {
+                foreign.add(m);
+            }
+        }
         if (foreign.isEmpty()) {
             return;
         }
         // The cache may be the one behind: its pool an old one, the members a newer pool's.
         String current = store.readPool(key).map(p -> p.getMetadata().getUid()).orElse(null);
-        for (Proxy m : foreign) {
-            if (!Objects.equals(current, memo.ownerUid(m))) {
-                deleteMember(key, m, "it belongs to an earlier pool of this name");
+        for (MemberMemo.Seen m : foreign) {
+            if (!Objects.equals(current, m.ownerUid)) {
+                deleteMember(key, m.proxy, "it belongs to an earlier pool of this name");
             }
         }
     }
@@ -166,7 +172,7 @@ public final class PoolReconciler implements Reconciler<PoolKey> {
         expectations.deleted(key, member.getMetadata().getName(), clock.instant());
     }
 
-    private Outcome converge(PoolKey key, ProxyPool pool, List<Proxy> all, MemberMemo memo)
+    private Outcome converge(PoolKey key, ProxyPool pool, List<MemberMemo.Seen> all, MemberMemo memo)
             throws ObjectChangedException {
         Instant now = clock.instant();
         String uid = pool.getMetadata().getUid();
@@ -184,14 +190,12 @@ public final class PoolReconciler implements Reconciler<PoolKey> {
             violations.add(e.getMessage());
             limits = new PoolPlan.Limits(Math.max(0, pool.getSpec().replicas()), 0, 0);
         }
-        List<Proxy> cached = all.stream().filter(m -> uid.equals(memo.ownerUid(m))).toList();
-        List<Proxy> alive = cached.stream().filter(m -> m.getMetadata().getDeletionTimestamp() == null).toList();
-        expectations.observe(key, uid, alive.stream().map(m -> m.getMetadata().getName()).collect(Collectors.toSet()),
-                now);
-        List<Member> members = new ArrayList<>();
-        for (Proxy p : alive) {
-            if (!expectations.deleting(key, p.getMetadata().getName())) {
-                members.add(memo.member(p, now));
+        expectations.observe(key, uid, name -> memo.alive(name, uid), now);
+        Set<String> deleting = expectations.deleting(key);
+        List<Member> members = new ArrayList<>(all.size());
+        for (MemberMemo.Seen s : all) {
+            if (s.ownedBy(uid) && !s.deleting && !deleting.contains(s.name())) {
+                members.add(s.member(now));
             }
         }
         PoolStatusView.Counts observed = counts(members, List.of(), Set.of());
@@ -219,8 +223,8 @@ public final class PoolReconciler implements Reconciler<PoolKey> {
                     .toList()));
         }
         for (Member m : decision.good()) {
-            if (!m.ghost() && !memo.inPlace(m.proxy()) && !updateInPlace(m, templates.get(m.placement()))) {
-                memo.matchesInPlace(m.proxy());
+            if (!m.ghost() && !memo.inPlace(m) && !updateInPlace(m, templates.get(m.placement()))) {
+                memo.matchesInPlace(m);
             }
         }
         Optional<PoolStatusView.Failure> failure = create(key, pool, templates, decision.create(), now);

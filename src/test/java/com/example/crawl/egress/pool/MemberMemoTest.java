@@ -13,6 +13,7 @@ import com.example.crawl.egress.api.ProxySpec;
 import com.example.crawl.egress.api.ProxyTemplate;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import java.time.Instant;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -25,51 +26,79 @@ class MemberMemoTest {
     @Test
     void shouldDeriveAMemberOnceForTheSameObjectAndAgainForItsNextVersion() {
         Proxy v1 = member("fleet-a", "uid-1", "2026-12-04T04:00:00Z");
-        memo.begin(spec(3128));
-        Member first = memo.member(v1, NOW);
-        assertEquals("uid-1", memo.ownerUid(v1));
+        memo.begin(spec(3128), "uid-1");
+        MemberMemo.Seen seen = only(memo.see(List.of(v1)));
+        Member first = seen.member(NOW);
+        assertEquals("uid-1", seen.ownerUid);
         memo.end();
 
-        memo.begin(spec(3128));
-        assertSame(first, memo.member(v1, NOW), "the cache handed out the same object: nothing to derive");
+        memo.begin(spec(3128), "uid-1");
+        assertSame(first, only(memo.see(List.of(v1))).member(NOW), "the cache handed out the same object: nothing to derive");
         Proxy v2 = member("fleet-a", "uid-2", "2026-12-04T04:30:00Z"); // the informer's next version of it
-        Member second = memo.member(v2, NOW);
-        assertNotSame(first, second);
-        assertEquals(Instant.parse("2026-12-04T04:30:00Z"), second.created());
-        assertEquals("uid-2", memo.ownerUid(v2));
+        MemberMemo.Seen next = only(memo.see(List.of(v2)));
+        assertNotSame(first, next.member(NOW));
+        assertEquals(Instant.parse("2026-12-04T04:30:00Z"), next.member(NOW).created());
+        assertEquals("uid-2", next.ownerUid);
     }
 
     @Test
     void shouldKeepAnInPlaceVerdictOnlyForTheSameObjectAndAnEqualSpec() {
         Proxy v1 = member("fleet-a", "uid-1", "2026-12-04T04:00:00Z");
-        memo.begin(spec(3128));
-        memo.matchesInPlace(v1);
+        memo.begin(spec(3128), "uid-1");
+        memo.matchesInPlace(only(memo.see(List.of(v1))).member(NOW));
         memo.end();
 
-        memo.begin(spec(3128)); // another copy of an equal spec, as after a status write of the pool
-        assertTrue(memo.inPlace(v1));
-        assertFalse(memo.inPlace(member("fleet-a", "uid-1", "2026-12-04T04:00:00Z")), "a new version is looked at");
+        memo.begin(spec(3128), "uid-1"); // another copy of an equal spec, as after a status write of the pool
+        assertTrue(memo.inPlace(only(memo.see(List.of(v1))).member(NOW)));
+        Proxy copy = member("fleet-a", "uid-1", "2026-12-04T04:00:00Z");
+        assertFalse(memo.inPlace(only(memo.see(List.of(copy))).member(NOW)), "a new version is looked at");
         memo.end();
 
         Proxy v3 = member("fleet-b", "uid-1", "2026-12-04T04:00:00Z");
-        memo.begin(spec(3128));
-        memo.matchesInPlace(v3);
+        memo.begin(spec(3128), "uid-1");
+        memo.matchesInPlace(only(memo.see(List.of(v3))).member(NOW));
         memo.end();
-        memo.begin(spec(8080)); // the template changed: every member is compared with it again
-        assertFalse(memo.inPlace(v3));
+        memo.begin(spec(8080), "uid-1"); // the template changed: every member is compared with it again
+        assertFalse(memo.inPlace(only(memo.see(List.of(v3))).member(NOW)));
     }
 
     @Test
     void shouldForgetAMemberAPassDidNotSee() {
         Proxy gone = member("fleet-a", "uid-1", "2026-12-04T04:00:00Z");
-        memo.begin(spec(3128));
-        Member before = memo.member(gone, NOW);
+        memo.begin(spec(3128), "uid-1");
+        Member before = only(memo.see(List.of(gone))).member(NOW);
         memo.end();
-        memo.begin(spec(3128));
+        memo.begin(spec(3128), "uid-1");
+        memo.see(List.of());
+        assertFalse(memo.alive("fleet-a", "uid-1"), "not in this pass's cache");
         memo.end(); // a pass without it: deleted from the cache
 
-        memo.begin(spec(3128));
-        assertNotSame(before, memo.member(gone, NOW), "derived again, not kept for a member that left");
+        memo.begin(spec(3128), "uid-1");
+        assertNotSame(before, only(memo.see(List.of(gone))).member(NOW), "derived again, not kept for a member that left");
+    }
+
+    @Test
+    void shouldTellThePoolsOwnLiveMembersFromForeignAndDeletingOnes() {
+        Proxy own = member("fleet-a", "uid-1", "2026-12-04T04:00:00Z");
+        Proxy foreign = member("fleet-b", "uid-0", "2026-12-04T04:00:00Z");
+        Proxy leaving = member("fleet-c", "uid-1", "2026-12-04T04:00:00Z");
+        leaving.getMetadata().setDeletionTimestamp("2026-12-04T04:59:00Z");
+        String uid = new String("uid-1".toCharArray()); // the pool's own instance, not the members'
+        memo.begin(spec(3128), uid);
+        List<MemberMemo.Seen> seen = memo.see(List.of(own, foreign, leaving));
+
+        assertSame(uid, seen.get(0).ownerUid, "the pool's own members carry its instance of the UID");
+        assertTrue(seen.get(0).ownedBy("uid-1"), "an equal UID from elsewhere is the same pool");
+        assertFalse(seen.get(1).ownedBy(uid));
+        assertTrue(memo.alive("fleet-a", uid));
+        assertFalse(memo.alive("fleet-b", uid), "another pool's");
+        assertFalse(memo.alive("fleet-c", uid), "being deleted");
+        assertFalse(memo.alive("fleet-x", uid), "never seen");
+    }
+
+    private static MemberMemo.Seen only(List<MemberMemo.Seen> seen) {
+        assertEquals(1, seen.size());
+        return seen.get(0);
     }
 
     private static Proxy member(String name, String ownerUid, String created) {
