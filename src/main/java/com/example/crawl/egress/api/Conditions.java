@@ -29,6 +29,14 @@ public final class Conditions {
     }
 
     /**
+     * When the condition of this type turned False, while it is False: its transition time as
+     * written (null when it has none). Empty while it is True, Unknown or absent.
+     */
+    public static Optional<String> falseSince(List<Condition> conditions, String type) {
+        return find(conditions, type).filter(Condition::isFalse).map(Condition::lastTransitionTime);
+    }
+
+    /**
      * Returns {@code conditions} with {@code update} in place of any condition of its type. When
      * the status is unchanged the old {@code lastTransitionTime} is kept; otherwise {@code update}'s
      * own, which callers set to "now", becomes the transition time.

@@ -2,7 +2,9 @@ package com.example.crawl.egress.cache;
 
 import com.example.crawl.egress.api.CloudInit;
 import com.example.crawl.egress.api.Condition;
+import com.example.crawl.egress.api.Conditions;
 import com.example.crawl.egress.api.CredentialsSecret;
+import com.example.crawl.egress.api.Phase;
 import com.example.crawl.egress.api.Proxy;
 import com.example.crawl.egress.api.ProxyCredentials;
 import com.example.crawl.egress.api.ProxyPool;
@@ -136,7 +138,8 @@ public final class ProxyInformers implements AutoCloseable {
      * controller reads ({@link #samePoolView}: the controller counts Ready members and times
      * Unhealthy ones). A status write that
      * changes only latency, check time, egress address or a condition's message does not:
-     * with 2,000 members those came by the dozen a second, each a pass over the pool. Call before
+     * with 2,000 members those came by the dozen a second, each a pass over the pool; nor does a
+     * finalizer, or a step of provisioning that leaves the member as Ready as it was. Call before
      * {@link #start}; {@code owner} runs on the informer's thread and must not block.
      */
     public void observePoolMembers(BiConsumer<String, String> owner) {
@@ -307,31 +310,29 @@ public final class ProxyInformers implements AutoCloseable {
     }
 
     /**
-     * Whether the pool controller sees two versions of a member alike: the same metadata (owner
-     * references included) and spec, and conditions that say the same, messages and observed
-     * generations aside (the same types in the same order, each with the same status, reason and
-     * transition time).
+     * Whether the pool controller sees two versions of a member alike: the same owner references,
+     * labels, annotations, deletion mark and spec (generation), the same readiness, and Unhealthy
+     * since the same time or not at all: what {@code pool.Member} and the in-place comparison
+     * read. Finalizers and the other steps of a member's status are the Proxy controller's: in a
+     * roll, a new member's claim and {@code Provisioned}, and an old one's {@code Deleting} and
+     * finalizer release, change nothing a pass reads, and each was a pass over the whole pool.
      */
     static boolean samePoolView(Proxy before, Proxy after) {
-        if (!onlyStatusChanged(before, after) || !Objects.equals(before.getMetadata().getOwnerReferences(),
-                after.getMetadata().getOwnerReferences())) {
+        ObjectMeta a = before.getMetadata();
+        ObjectMeta b = after.getMetadata();
+        if (!Objects.equals(a.getGeneration(), b.getGeneration())
+                || !Objects.equals(a.getDeletionTimestamp(), b.getDeletionTimestamp())
+                || !Objects.equals(a.getOwnerReferences(), b.getOwnerReferences())
+                || !Objects.equals(a.getAnnotations(), b.getAnnotations())
+                || !Objects.equals(a.getLabels(), b.getLabels())
+                || !Objects.equals(before.getSpec(), after.getSpec())) {
             return false;
         }
-        List<Condition> a = before.getStatus() == null ? List.of() : before.getStatus().conditions();
-        List<Condition> b = after.getStatus() == null ? List.of() : after.getStatus().conditions();
-        if (a.size() != b.size()) {
-            return false;
-        }
-        for (int i = 0; i < a.size(); i++) {
-            Condition x = a.get(i);
-            Condition y = b.get(i);
-            if (!Objects.equals(x.type(), y.type()) || !Objects.equals(x.status(), y.status())
-                    || !Objects.equals(x.reason(), y.reason())
-                    || !Objects.equals(x.lastTransitionTime(), y.lastTransitionTime())) {
-                return false;
-            }
-        }
-        return true;
+        List<Condition> x = before.getStatus() == null ? List.of() : before.getStatus().conditions();
+        List<Condition> y = after.getStatus() == null ? List.of() : after.getStatus().conditions();
+        boolean deleting = b.getDeletionTimestamp() != null;
+        return (Phase.of(deleting, x) == Phase.Ready) == (Phase.of(deleting, y) == Phase.Ready)
+                && Conditions.falseSince(x, Condition.HEALTHY).equals(Conditions.falseSince(y, Condition.HEALTHY));
     }
 
     /** Whether anything but status and resourceVersion changed between two versions. */

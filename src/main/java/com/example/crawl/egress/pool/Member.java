@@ -39,8 +39,7 @@ record Member(String name, String placement, String hash, boolean ready, Instant
                 : proxy.getMetadata().getAnnotations();
         List<Condition> conditions = proxy.getStatus() == null ? List.of() : proxy.getStatus().conditions();
         boolean ready = Phase.of(proxy.getMetadata().getDeletionTimestamp() != null, conditions) == Phase.Ready;
-        Optional<Instant> unhealthy = Conditions.find(conditions, Condition.HEALTHY).filter(Condition::isFalse)
-                .flatMap(c -> Optional.ofNullable(c.lastTransitionTime())).map(Instant::parse);
+        Optional<Instant> unhealthy = Conditions.falseSince(conditions, Condition.HEALTHY).map(Instant::parse);
         return new Member(proxy.getMetadata().getName(), labels.getOrDefault(ProxyPool.PLACEMENT_LABEL, ""),
                 labels.getOrDefault(ProxyPool.TEMPLATE_HASH_LABEL, ""), ready,
                 proxy.getMetadata().getCreationTimestamp() == null ? now

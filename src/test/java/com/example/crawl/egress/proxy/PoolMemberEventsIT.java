@@ -96,6 +96,25 @@ class PoolMemberEventsIT {
                 .delete()));
     }
 
+    @Test
+    void shouldNotHandOverAFinalizerOrAStepOfProvisioningThatLeavesReadinessAlone() {
+        assertEquals(List.of(NS + "/a"), handedBy(() -> bare("a-2", "a")));
+        assertEquals(List.of(), handedBy(() -> client.resources(Proxy.class).inNamespace(NS).withName("a-2")
+                .edit(p -> {
+                    p.getMetadata().setFinalizers(List.of("crawl.example.com/instance"));
+                    return p;
+                })), "the Proxy controller's claim");
+        assertEquals(List.of(), handedBy(() -> status("a-2", s -> s.withPhase(Phase.Provisioning)
+                .withCondition(Condition.of(Condition.PROVISIONED, false, 1, Reason.Provisioning, "creating",
+                        START.plusSeconds(1))))));
+        assertEquals(List.of(), handedBy(() -> status("a-2", s -> s.withIp("10.0.0.2")
+                .withCondition(Condition.of(Condition.PROVISIONED, true, 1, Reason.Created, "instance running",
+                        START.plusSeconds(2))))), "provisioned, not yet probed: still not Ready");
+        assertEquals(List.of(NS + "/a"), handedBy(() -> status("a-2", s -> s.withPhase(Phase.Ready)
+                .withCondition(Condition.of(Condition.HEALTHY, true, 1, Reason.ProbeSucceeded, "probe succeeded",
+                        START.plusSeconds(3))))), "Ready now");
+    }
+
     // --- helpers ---
 
     /** The pools handed over while {@code action} ran, the marker's left out. */
@@ -113,13 +132,7 @@ class PoolMemberEventsIT {
     }
 
     private void member(String name, String pool) {
-        Proxy p = new Proxy();
-        p.setMetadata(new ObjectMetaBuilder().withNamespace(NS).withName(name)
-                .withOwnerReferences(new OwnerReferenceBuilder().withApiVersion(Proxy.GROUP + "/" + Proxy.VERSION)
-                        .withKind(ProxyPool.KIND).withName(pool).withUid("uid-" + pool).withController(true).build())
-                .build());
-        p.setSpec(new ProxySpec(null, "kubernetes", null, Map.of(), 1, null, null, null, null, null, null));
-        Proxy created = client.resource(p).create();
+        Proxy created = bare(name, pool);
         created.setStatus(ProxyStatus.EMPTY.withPhase(Phase.Ready).withIp("10.0.0.1").withHealth(10L, "2026-12-03T10:00:00Z")
                 .withCondition(Condition.of(Condition.PROVISIONED, true, 1, Reason.Created, "instance running", START))
                 .withCondition(Condition.of(Condition.HEALTHY, true, 1, Reason.ProbeSucceeded, "probe succeeded",
@@ -127,9 +140,20 @@ class PoolMemberEventsIT {
         client.resource(created).updateStatus();
     }
 
+    /** A member as its pool creates it: no finalizer, no status. */
+    private Proxy bare(String name, String pool) {
+        Proxy p = new Proxy();
+        p.setMetadata(new ObjectMetaBuilder().withNamespace(NS).withName(name)
+                .withOwnerReferences(new OwnerReferenceBuilder().withApiVersion(Proxy.GROUP + "/" + Proxy.VERSION)
+                        .withKind(ProxyPool.KIND).withName(pool).withUid("uid-" + pool).withController(true).build())
+                .build());
+        p.setSpec(new ProxySpec(null, "kubernetes", null, Map.of(), 1, null, null, null, null, null, null));
+        return client.resource(p).create();
+    }
+
     private void status(String name, UnaryOperator<ProxyStatus> change) {
         Proxy p = client.resources(Proxy.class).inNamespace(NS).withName(name).get();
-        p.setStatus(change.apply(p.getStatus()));
+        p.setStatus(change.apply(p.getStatus() == null ? ProxyStatus.EMPTY : p.getStatus()));
         client.resource(p).updateStatus();
     }
 }
