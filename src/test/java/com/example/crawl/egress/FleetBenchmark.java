@@ -86,6 +86,7 @@ public final class FleetBenchmark {
     private static List<String> operatorJvm() {
         List<String> jvm = new ArrayList<>(List.of("-XX:MaxRAM=" + memoryLimit, "-XX:+Use" + collector + "GC"));
         jvm.addAll(List.of(POD.env().get("JAVA_TOOL_OPTIONS").trim().split("\\s+")));
+        jvm.add("-XX:NativeMemoryTracking=summary"); // before the benchmark's flags, which may turn it off
         jvm.addAll(extraJvm);
         return jvm;
     }
@@ -353,7 +354,10 @@ public final class FleetBenchmark {
         for (String line : histogram.subList(0, Math.min(histogram.size(), 18))) {
             print("heap histogram", line.strip());
         }
-        for (String line : operator.jcmd("VM.native_memory summary")) {
+        // Tracking costs memory of its own, which the pod does not spend: a run may turn it off.
+        List<String> nativeMemory = extraJvm.contains("-XX:NativeMemoryTracking=off") ? List.of("Total: not tracked")
+                : operator.jcmd("VM.native_memory summary");
+        for (String line : nativeMemory) {
             if (line.matches("(Total|-\\s+(Java Heap|Class|Thread|Code|GC|Compiler|Internal|Other|Symbol|Native Memory "
                     + "Tracking|Arena Chunk|Metaspace|Shared class space|Arguments|Module|Synchronizer|Serviceability|"
                     + "Object Monitors|Safepoint|String Deduplication|Tracing|Logging|Statistics)).*")) {
@@ -378,6 +382,7 @@ public final class FleetBenchmark {
     /** A new image for both pools' template; measured until every member is replaced and lent again. */
     private static void roll(KubernetesClient client, Child api, Operator operator, int n, int perPool)
             throws Exception {
+        double passes = poolReconciles(operator.scrape());
         api.command("reset", "reset");
         long poolCpu = operator.threadCpuNanos("pool-");
         long cpu = operator.cpuTicks();
@@ -397,6 +402,12 @@ public final class FleetBenchmark {
         print("  pool controller workers' CPU (s)", (operator.threadCpuNanos("pool-") - poolCpu) / 1e9);
         print("  operator CPU in all (s)", (operator.cpuTicks() - cpu) / (double) CLOCK_TICKS);
         print("  API requests, by verb:resource", requests.substring("requests".length()).strip());
+        print("  pool reconciles", Math.round(poolReconciles(operator.scrape()) - passes));
+    }
+
+    private static double poolReconciles(Exposition page) {
+        return page.samples().stream().filter(s -> s.name().equals("proxy_operator_reconcile_total")
+                && "proxypool".equals(s.labels().get("controller"))).mapToDouble(Exposition.Sample::value).sum();
     }
 
     private static boolean rolled(KubernetesClient client, String name, int replicas) {
@@ -535,7 +546,7 @@ public final class FleetBenchmark {
             int metrics = freePort();
             long launched = System.nanoTime();
             List<String> jvm = operatorJvm();
-            jvm.addAll(List.of("-Xlog:gc:file=" + dir.resolve(name + "-gc.log"), "-XX:NativeMemoryTracking=summary"));
+            jvm.add("-Xlog:gc:file=" + dir.resolve(name + "-gc.log"));
             Map<String, String> env = new HashMap<>(POD.process());
             env.putAll(Map.of("KUBERNETES_MASTER", master, "KUBERNETES_AUTH_TRYKUBECONFIG", "false",
                     "KUBERNETES_NAMESPACE", NS, "DISCOVERY_TOKEN", TOKEN, "HOSTNAME", name));
