@@ -16,8 +16,8 @@ import java.util.Objects;
  * queues its pool and every pass reads every member: deriving each one again (its owner, its
  * phase and times, whether it matches the template in place) was three quarters of the pool
  * workers' samples in a JFR profile of a roll of 2,000 members, and looking each member up again
- * for each of those a third of what was left; so a pass looks each member up once, in
- * {@link #see}, and works with what that hands it.
+ * for each of those, and comparing its owner's UID, a third of what was left; so a pass looks each
+ * member up once, in {@link #see}, and works with what that hands it.
  *
  * <p>Not thread-safe: one per pool, used only by the worker that holds the pool's key.
  */
@@ -26,8 +26,10 @@ final class MemberMemo {
     /** One member's cached object and what passes derived from it. */
     static final class Seen {
         final Proxy proxy;
-        /** The UID its controller reference names, or null; the pool's own instance when it is the pool's. */
+        /** The UID its controller reference names, or null. */
         final String ownerUid;
+        /** Whether that is the UID of the pool this memo is for. */
+        final boolean owned;
         final boolean deleting;
         private Member member;
         private boolean inPlace;
@@ -35,18 +37,13 @@ final class MemberMemo {
 
         private Seen(Proxy proxy, String poolUid) {
             this.proxy = proxy;
-            String owner = MemberObjects.ownerUid(proxy);
-            this.ownerUid = owner != null && owner.equals(poolUid) ? poolUid : owner;
+            this.ownerUid = MemberObjects.ownerUid(proxy);
+            this.owned = poolUid.equals(ownerUid);
             this.deleting = proxy.getMetadata().getDeletionTimestamp() != null;
         }
 
         String name() {
             return proxy.getMetadata().getName();
-        }
-
-        /** Whether its controller reference names the pool with this UID. */
-        boolean ownedBy(String uid) {
-            return uid.equals(ownerUid); // at once for the pool's own members: the same instance
         }
 
         /** The member as the plan sees it; {@code now} stands in for a creation time the object lacks. */
@@ -56,7 +53,6 @@ final class MemberMemo {
             }
             return member;
         }
-
     }
 
     private final Map<String, Seen> seen = new HashMap<>();
@@ -65,18 +61,20 @@ final class MemberMemo {
     private long pass;
 
     /**
-     * Starts a pass over the pool as it is now; the members' in-place verdicts hold only for the spec
-     * they were reached against, which is where the templates come from. Members first seen from now
-     * on that the pool owns carry its own {@code poolUid} instance, so that telling owned from foreign
-     * compares no characters.
+     * Starts a pass over the pool as it is now. The members' in-place verdicts hold only for the spec
+     * they were reached against, which is where the templates come from; whether a member is owned
+     * holds only for the pool it was judged against, so a new pool of the name starts afresh.
      */
     void begin(ProxyPoolSpec now, String poolUid) {
         pass++;
+        if (!poolUid.equals(uid)) {
+            uid = poolUid;
+            seen.clear();
+        }
         if (!Objects.equals(spec, now)) {
             spec = now;
             seen.values().forEach(s -> s.inPlace = false);
         }
-        uid = poolUid;
     }
 
     /** The pass's entry of each cached member, in the order given: one lookup each. */
@@ -96,12 +94,12 @@ final class MemberMemo {
     }
 
     /**
-     * Whether this pass saw {@code name} as a member of the pool with {@code uid} that is not being
-     * deleted: what the cache shows of a create or delete this process made.
+     * Whether this pass saw {@code name} as a member of the pool that is not being deleted: what the
+     * cache shows of a create or delete this process made.
      */
-    boolean alive(String name, String uid) {
+    boolean alive(String name) {
         Seen s = seen.get(name);
-        return s != null && s.pass == pass && !s.deleting && s.ownedBy(uid);
+        return s != null && s.pass == pass && !s.deleting && s.owned;
     }
 
     /** Whether this pass's member was found to match the current spec's template in place. */

@@ -118,10 +118,11 @@ final class PoolPlan {
             }
         }
 
-        int budget = -(limits.replicas() - limits.maxUnavailable());
+        int ready = 0;
         for (Member m : members) {
-            budget += m.ready() ? 1 : 0;
+            ready += m.ready() ? 1 : 0;
         }
+        int budget = ready - (limits.replicas() - limits.maxUnavailable());
         List<Member> delete = new ArrayList<>();
         List<Member> leaving = new ArrayList<>(retired);
         leaving.addAll(rolling);

@@ -97,7 +97,7 @@ public final class PoolReconciler implements Reconciler<PoolKey> {
             memo.begin(pool.getSpec(), pool.getMetadata().getUid());
             try {
                 List<MemberMemo.Seen> seen = memo.see(members);
-                deleteForeign(key, pool.getMetadata().getUid(), seen);
+                deleteForeign(key, seen);
                 if (pool.getMetadata().getDeletionTimestamp() != null) {
                     return deleting(key, pool, members);
                 }
@@ -132,10 +132,10 @@ public final class PoolReconciler implements Reconciler<PoolKey> {
     }
 
     /** Deletes the members an earlier pool of this name left (another owner UID). */
-    private void deleteForeign(PoolKey key, String uid, List<MemberMemo.Seen> members) {
+    private void deleteForeign(PoolKey key, List<MemberMemo.Seen> members) {
         List<MemberMemo.Seen> foreign = new ArrayList<>();
         for (MemberMemo.Seen m : members) {
-            if (!m.ownedBy(uid)) {
+            if (!m.owned) {
                 foreign.add(m);
             }
         }
@@ -190,11 +190,11 @@ public final class PoolReconciler implements Reconciler<PoolKey> {
             violations.add(e.getMessage());
             limits = new PoolPlan.Limits(Math.max(0, pool.getSpec().replicas()), 0, 0);
         }
-        expectations.observe(key, uid, name -> memo.alive(name, uid), now);
+        expectations.observe(key, uid, memo::alive, now);
         Set<String> deleting = expectations.deleting(key);
         List<Member> members = new ArrayList<>(all.size());
         for (MemberMemo.Seen s : all) {
-            if (s.ownedBy(uid) && !s.deleting && !deleting.contains(s.name())) {
+            if (s.owned && !s.deleting && !deleting.contains(s.name())) {
                 members.add(s.member(now));
             }
         }

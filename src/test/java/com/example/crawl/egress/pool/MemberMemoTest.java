@@ -70,7 +70,7 @@ class MemberMemoTest {
         memo.end();
         memo.begin(spec(3128), "uid-1");
         memo.see(List.of());
-        assertFalse(memo.alive("fleet-a", "uid-1"), "not in this pass's cache");
+        assertFalse(memo.alive("fleet-a"), "not in this pass's cache");
         memo.end(); // a pass without it: deleted from the cache
 
         memo.begin(spec(3128), "uid-1");
@@ -83,17 +83,22 @@ class MemberMemoTest {
         Proxy foreign = member("fleet-b", "uid-0", "2026-12-04T04:00:00Z");
         Proxy leaving = member("fleet-c", "uid-1", "2026-12-04T04:00:00Z");
         leaving.getMetadata().setDeletionTimestamp("2026-12-04T04:59:00Z");
-        String uid = new String("uid-1".toCharArray()); // the pool's own instance, not the members'
-        memo.begin(spec(3128), uid);
+        memo.begin(spec(3128), "uid-1");
         List<MemberMemo.Seen> seen = memo.see(List.of(own, foreign, leaving));
 
-        assertSame(uid, seen.get(0).ownerUid, "the pool's own members carry its instance of the UID");
-        assertTrue(seen.get(0).ownedBy("uid-1"), "an equal UID from elsewhere is the same pool");
-        assertFalse(seen.get(1).ownedBy(uid));
-        assertTrue(memo.alive("fleet-a", uid));
-        assertFalse(memo.alive("fleet-b", uid), "another pool's");
-        assertFalse(memo.alive("fleet-c", uid), "being deleted");
-        assertFalse(memo.alive("fleet-x", uid), "never seen");
+        assertTrue(seen.get(0).owned);
+        assertFalse(seen.get(1).owned);
+        assertEquals("uid-0", seen.get(1).ownerUid);
+        assertTrue(memo.alive("fleet-a"));
+        assertFalse(memo.alive("fleet-b"), "another pool's");
+        assertFalse(memo.alive("fleet-c"), "being deleted");
+        assertFalse(memo.alive("fleet-x"), "never seen");
+        memo.end();
+
+        memo.begin(spec(3128), "uid-0"); // a new pool of the name, which the cache shows before its members
+        List<MemberMemo.Seen> again = memo.see(List.of(own, foreign));
+        assertFalse(again.get(0).owned, "judged against the pool it is now");
+        assertTrue(again.get(1).owned);
     }
 
     private static MemberMemo.Seen only(List<MemberMemo.Seen> seen) {
