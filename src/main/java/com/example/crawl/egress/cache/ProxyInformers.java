@@ -1,14 +1,10 @@
 package com.example.crawl.egress.cache;
 
 import com.example.crawl.egress.api.CloudInit;
-import com.example.crawl.egress.api.Condition;
-import com.example.crawl.egress.api.Conditions;
 import com.example.crawl.egress.api.CredentialsSecret;
-import com.example.crawl.egress.api.Phase;
 import com.example.crawl.egress.api.Proxy;
 import com.example.crawl.egress.api.ProxyCredentials;
 import com.example.crawl.egress.api.ProxyPool;
-import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.api.model.OwnerReference;
 import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -18,7 +14,6 @@ import io.fabric8.kubernetes.client.informers.cache.Cache;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -135,7 +130,7 @@ public final class ProxyInformers implements AutoCloseable {
     /**
      * Hands the key of the ProxyPool that owns a Proxy (its controller owner reference) to
      * {@code owner} whenever that Proxy is added, deleted, or changed in anything the pool
-     * controller reads ({@link #samePoolView}: the controller counts Ready members and times
+     * controller reads ({@link ProxyChanges#samePoolView}: the controller counts Ready members and times
      * Unhealthy ones). A status write that
      * changes only latency, check time, egress address or a condition's message does not:
      * with 2,000 members those came by the dozen a second, each a pass over the pool; nor does a
@@ -151,7 +146,7 @@ public final class ProxyInformers implements AutoCloseable {
 
             @Override
             public void onUpdate(Proxy before, Proxy after) {
-                if (!samePoolView(before, after)) {
+                if (!ProxyChanges.samePoolView(before, after)) {
                     notify(after);
                 }
             }
@@ -309,44 +304,6 @@ public final class ProxyInformers implements AutoCloseable {
                 .stream().toList();
     }
 
-    /**
-     * Whether the pool controller sees two versions of a member alike: the same owner references,
-     * labels, annotations, deletion mark and spec (generation), the same readiness, and Unhealthy
-     * since the same time or not at all: what {@code pool.Member} and the in-place comparison
-     * read. Finalizers and the other steps of a member's status are the Proxy controller's: in a
-     * roll, a new member's claim and {@code Provisioned}, and an old one's {@code Deleting} and
-     * finalizer release, change nothing a pass reads, and each was a pass over the whole pool.
-     */
-    static boolean samePoolView(Proxy before, Proxy after) {
-        ObjectMeta a = before.getMetadata();
-        ObjectMeta b = after.getMetadata();
-        if (!Objects.equals(a.getGeneration(), b.getGeneration())
-                || !Objects.equals(a.getDeletionTimestamp(), b.getDeletionTimestamp())
-                || !Objects.equals(a.getOwnerReferences(), b.getOwnerReferences())
-                || !Objects.equals(a.getAnnotations(), b.getAnnotations())
-                || !Objects.equals(a.getLabels(), b.getLabels())
-                || !Objects.equals(before.getSpec(), after.getSpec())) {
-            return false;
-        }
-        List<Condition> x = before.getStatus() == null ? List.of() : before.getStatus().conditions();
-        List<Condition> y = after.getStatus() == null ? List.of() : after.getStatus().conditions();
-        boolean deleting = b.getDeletionTimestamp() != null;
-        return (Phase.of(deleting, x) == Phase.Ready) == (Phase.of(deleting, y) == Phase.Ready)
-                && Conditions.falseSince(x, Condition.HEALTHY).equals(Conditions.falseSince(y, Condition.HEALTHY));
-    }
-
-    /** Whether anything but status and resourceVersion changed between two versions. */
-    static boolean onlyStatusChanged(Proxy before, Proxy after) {
-        ObjectMeta a = before.getMetadata();
-        ObjectMeta b = after.getMetadata();
-        return Objects.equals(a.getGeneration(), b.getGeneration())
-                && Objects.equals(a.getDeletionTimestamp(), b.getDeletionTimestamp())
-                && Objects.equals(a.getFinalizers(), b.getFinalizers())
-                && Objects.equals(a.getAnnotations(), b.getAnnotations())
-                && Objects.equals(a.getLabels(), b.getLabels())
-                && Objects.equals(before.getSpec(), after.getSpec());
-    }
-
     private record ProxyEvents(Consumer<ProxyKey> enqueue) implements ResourceEventHandler<Proxy> {
         @Override
         public void onAdd(Proxy proxy) {
@@ -355,7 +312,7 @@ public final class ProxyInformers implements AutoCloseable {
 
         @Override
         public void onUpdate(Proxy before, Proxy after) {
-            if (!onlyStatusChanged(before, after)) {
+            if (!ProxyChanges.onlyStatusChanged(before, after)) {
                 enqueue.accept(ProxyKey.of(after));
             }
         }
