@@ -12,6 +12,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 
 /**
@@ -38,11 +39,20 @@ public final class PoolInformer implements AutoCloseable {
     }
 
     /**
-     * Registers the handlers that send keys to {@code enqueue} and starts the pool informer. Call
-     * before {@link ProxyInformers#start}, so that the members' first list enqueues their pools.
+     * How long a member's change waits before it queues its pool's pass, so that the changes of a
+     * roll or a scale, which come by the dozen a second, make one pass rather than one each; the
+     * changes that come in the meantime join the same pass. A pass reads every member, so passes
+     * one per change made a roll's cost grow with the square of the pool (docs/decisions.md).
      */
-    public CompletableFuture<Void> start(Consumer<PoolKey> enqueue) {
-        proxies.observePoolMembers((namespace, name) -> enqueue.accept(new PoolKey(namespace, name)));
+    public static final Duration MEMBER_BATCH = Duration.ofMillis(100);
+
+    /**
+     * Registers the handlers and starts the pool informer: a pool's own change goes to {@code
+     * enqueue} at once, a member's to {@code enqueueAfter} with {@link #MEMBER_BATCH}. Call before
+     * {@link ProxyInformers#start}, so that the members' first list enqueues their pools.
+     */
+    public CompletableFuture<Void> start(Consumer<PoolKey> enqueue, BiConsumer<PoolKey, Duration> enqueueAfter) {
+        proxies.observePoolMembers((namespace, name) -> enqueueAfter.accept(new PoolKey(namespace, name), MEMBER_BATCH));
         pools.addEventHandler(new ResourceEventHandler<>() {
             @Override
             public void onAdd(ProxyPool pool) {

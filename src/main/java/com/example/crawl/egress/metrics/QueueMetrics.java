@@ -32,7 +32,8 @@ final class QueueMetrics {
         adds = Counter.builder(properties).name(Metrics.PREFIX + "workqueue_adds_total")
                 .help("Adds handled by the work queue").labelNames("name", "controller").register(registry);
         retries = Counter.builder(properties).name(Metrics.PREFIX + "workqueue_retries_total")
-                .help("Keys added to the work queue with a delay: rate-limited retries and requeues after a delay")
+                .help("Keys added to the work queue with a delay: rate-limited retries, requeues after a delay and "
+                        + "batched pool member changes")
                 .labelNames("name", "controller").register(registry);
         waited = Histogram.builder(properties).name(Metrics.PREFIX + "workqueue_queue_duration_seconds")
                 .help("How long a key waits in the work queue before a worker takes it").unit(Unit.SECONDS)

@@ -84,6 +84,14 @@ public final class Workers<K extends ObjectKey> implements AutoCloseable {
         queue.add(key);
     }
 
+    /**
+     * Puts a key on the queue once {@code delay} has passed, so that the changes that come meanwhile
+     * make one reconcile; a key already waiting for an earlier time keeps it. Never blocks.
+     */
+    public void enqueueAfter(K key, Duration delay) {
+        queue.addAfter(key, delay);
+    }
+
     /** Starts the queue's delay thread and the workers. */
     public synchronized void start() {
         queue.start();

@@ -89,7 +89,7 @@ final class PoolLoop implements AutoCloseable {
      * Proxy informer before that starts), then the Proxy loop, then the pool workers.
      */
     PoolLoop start() throws Exception {
-        var synced = pools.start(controller::enqueue);
+        var synced = pools.start(controller::enqueue, controller::enqueueAfter);
         proxies.start();
         synced.get(30, TimeUnit.SECONDS);
         controller.start();

@@ -6,9 +6,12 @@ import com.example.crawl.egress.api.Condition;
 import com.example.crawl.egress.api.Phase;
 import com.example.crawl.egress.api.Proxy;
 import com.example.crawl.egress.api.ProxyPool;
+import com.example.crawl.egress.api.ProxyPoolSpec;
 import com.example.crawl.egress.api.ProxySpec;
 import com.example.crawl.egress.api.ProxyStatus;
+import com.example.crawl.egress.api.ProxyTemplate;
 import com.example.crawl.egress.api.Reason;
+import com.example.crawl.egress.cache.PoolInformer;
 import com.example.crawl.egress.cache.ProxyInformers;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
@@ -19,6 +22,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.function.UnaryOperator;
@@ -27,10 +31,11 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * Which member events reach the pool controller's queue: {@link ProxyInformers#observePoolMembers}
- * against the fabric8 mock API server. A status write that changes only what the controller does
- * not read (latency, check time, a condition's message) must not, since with thousands of members
- * those come by the dozen a second; a member turning Ready or Unhealthy must.
+ * Which member events reach the pool controller's queue, and how: {@link PoolInformer} over {@link
+ * ProxyInformers#observePoolMembers} against the fabric8 mock API server. A status write that
+ * changes only what the controller does not read (latency, check time, a condition's message) must
+ * not, since with thousands of members those come by the dozen a second; a member turning Ready or
+ * Unhealthy must, batched for {@link PoolInformer#MEMBER_BATCH}; a pool's own change at once.
  *
  * <p>That nothing was handed over is judged by a marker: after the action under test, the member of
  * another pool is changed in a way that is handed over, and the one watch delivers events in order,
@@ -42,10 +47,15 @@ class PoolMemberEventsIT {
     private static final Duration WAIT = Duration.ofSeconds(20);
     private static final Instant START = Instant.parse("2026-12-03T10:00:00Z");
 
+    /** Pools queued by a member's change, with the batch's wait. */
     private final List<String> handed = new CopyOnWriteArrayList<>();
+    /** Pools queued at once. */
+    private final List<String> atOnce = new CopyOnWriteArrayList<>();
+    private final List<Duration> waits = new CopyOnWriteArrayList<>();
     private MockCluster cluster;
     private KubernetesClient client;
     private ProxyInformers informers;
+    private PoolInformer pools;
     private int markers;
 
     @BeforeEach
@@ -55,13 +65,21 @@ class PoolMemberEventsIT {
         member("a-1", "a");
         member("marker", "m");
         informers = new ProxyInformers(client, "");
-        informers.observePoolMembers((namespace, pool) -> handed.add(namespace + "/" + pool));
+        pools = new PoolInformer(client, "", informers);
+        var poolsListed = pools.start(key -> atOnce.add(key.namespace() + "/" + key.name()), (key, wait) -> {
+            waits.add(wait);
+            handed.add(key.namespace() + "/" + key.name());
+        });
         informers.start(key -> { }).get(30, TimeUnit.SECONDS);
+        poolsListed.get(30, TimeUnit.SECONDS);
         MockCluster.await(WAIT, () -> handed.containsAll(List.of(NS + "/a", NS + "/m")));
     }
 
     @AfterEach
     void stop() {
+        if (pools != null) {
+            pools.close();
+        }
         if (informers != null) {
             informers.close();
         }
@@ -113,6 +131,21 @@ class PoolMemberEventsIT {
         assertEquals(List.of(NS + "/a"), handedBy(() -> status("a-2", s -> s.withPhase(Phase.Ready)
                 .withCondition(Condition.of(Condition.HEALTHY, true, 1, Reason.ProbeSucceeded, "probe succeeded",
                         START.plusSeconds(3))))), "Ready now");
+    }
+
+    @Test
+    void shouldBatchAMembersChangeAndQueueAPoolsOwnChangeAtOnce() {
+        assertEquals(List.of(NS + "/a"), handedBy(() -> client.resources(Proxy.class).inNamespace(NS).withName("a-1")
+                .delete()));
+        assertEquals(Set.of(PoolInformer.MEMBER_BATCH), Set.copyOf(waits), "every member change waits for the batch");
+        assertEquals(List.of(), atOnce);
+
+        ProxyPool pool = new ProxyPool();
+        pool.setMetadata(new ObjectMetaBuilder().withNamespace(NS).withName("a").build());
+        pool.setSpec(new ProxyPoolSpec(1, new ProxyTemplate(null, new ProxySpec(null, "kubernetes", null, Map.of(), 1,
+                null, null, null, null, null, null)), null, null));
+        client.resource(pool).create();
+        MockCluster.await(WAIT, () -> atOnce.contains(NS + "/a"));
     }
 
     // --- helpers ---
