@@ -179,7 +179,8 @@ final class Operator {
 
         events.start();
         informers.observe(engine::changed); // a new address is probed at once, not on the next tick
-        pools.start(poolWorkers::enqueue, poolWorkers::enqueueAfter); // first: the members' first list enqueues their pools
+        // First: the members' first list enqueues their pools.
+        pools.start(poolWorkers::enqueue, poolWorkers::enqueueAfter);
         informers.start(proxyWorkers::enqueue);
         policyInformer.start(all -> sitePolicies.update(all).forEach(policyWorkers::enqueue));
         clientSecrets.start();

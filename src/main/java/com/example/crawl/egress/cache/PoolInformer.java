@@ -18,9 +18,9 @@ import java.util.function.Consumer;
 /**
  * The ProxyPool informer (every namespace, or the one {@code --proxy-namespace} names), and the
  * events that put pool keys on the pool controller's queue: a pool added, deleted or changed in
- * anything but its status; and any change of a member Proxy the controller reads, its conditions
- * included, through {@link ProxyInformers#observePoolMembers}, since a member turning Ready or
- * Unhealthy is what the controller waits for.
+ * anything but its status, at once; and any change of a member Proxy the controller reads, its
+ * conditions included, through {@link ProxyInformers#observePoolMembers}, since a member turning
+ * Ready or Unhealthy is what the controller waits for, batched for {@link #MEMBER_BATCH}.
  *
  * <p>Lifecycle: {@link #start} once; {@link #close} is idempotent. Reads never touch the network.
  */
@@ -52,7 +52,8 @@ public final class PoolInformer implements AutoCloseable {
      * {@link ProxyInformers#start}, so that the members' first list enqueues their pools.
      */
     public CompletableFuture<Void> start(Consumer<PoolKey> enqueue, BiConsumer<PoolKey, Duration> enqueueAfter) {
-        proxies.observePoolMembers((namespace, name) -> enqueueAfter.accept(new PoolKey(namespace, name), MEMBER_BATCH));
+        proxies.observePoolMembers((namespace, name) ->
+                enqueueAfter.accept(new PoolKey(namespace, name), MEMBER_BATCH));
         pools.addEventHandler(new ResourceEventHandler<>() {
             @Override
             public void onAdd(ProxyPool pool) {
