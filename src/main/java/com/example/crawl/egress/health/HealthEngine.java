@@ -9,6 +9,8 @@ import com.example.crawl.egress.proxy.HealthSource;
 import com.example.crawl.egress.proxy.HealthVerdict;
 import com.example.crawl.egress.tracing.ActiveSpan;
 import io.opentelemetry.api.trace.Tracer;
+import java.lang.management.GarbageCollectorMXBean;
+import java.lang.management.ManagementFactory;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -24,6 +26,7 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
 import java.util.function.Function;
+import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 import java.util.random.RandomGenerator;
 import org.slf4j.Logger;
@@ -75,33 +78,25 @@ public final class HealthEngine implements HealthSource, AutoCloseable {
     static final String SPAN = "health.probe";
 
     /**
-     * The engine's sources of time, threads and chance, and the count of the operator's own pauses
-     * (a probe during which it moves was paused by the operator, not the proxy: {@link OwnPauses});
+     * The engine's sources of time, threads and chance, and the count of garbage collections this
+     * JVM has finished (a probe during which it moves was paused by the operator's own collector);
      * tests replace them.
      */
-    record Seams(Clock clock, NanoClock nanos, Executor probeThreads, RandomGenerator random, Pauses pauses) {
+    record Seams(Clock clock, NanoClock nanos, Executor probeThreads, RandomGenerator random, LongSupplier collections) {
         static Seams system() {
             var threads = Thread.ofVirtual().name("health-probe-", 0).factory();
             // ThreadLocalRandom.current() belongs to the thread that calls it: asked afresh on each use.
             RandomGenerator random = () -> ThreadLocalRandom.current().nextLong();
+            List<GarbageCollectorMXBean> collectors = ManagementFactory.getGarbageCollectorMXBeans();
+            LongSupplier collections = () -> {
+                long n = 0;
+                for (GarbageCollectorMXBean c : collectors) {
+                    n += Math.max(0, c.getCollectionCount());
+                }
+                return n;
+            };
             return new Seams(Clock.systemUTC(), NanoClock.system(), r -> threads.newThread(r).start(), random,
-                    OwnPauses.system());
-        }
-    }
-
-    /**
-     * A count that moves whenever the operator itself paused; only whether it moved between two
-     * readings means anything. Started and closed with the engine.
-     */
-    @FunctionalInterface
-    interface Pauses extends AutoCloseable {
-        long count();
-
-        default void start() {
-        }
-
-        @Override
-        default void close() {
+                    collections);
         }
     }
 
@@ -112,7 +107,7 @@ public final class HealthEngine implements HealthSource, AutoCloseable {
     private final OperatorConfig.Probes config;
     private final Tracer tracer;
     private final VerdictTable verdicts;
-    private final Pauses pauses;
+    private final LongSupplier collections;
     private final ProbeSchedule schedule;
     private final List<ProbeObserver> observers = new CopyOnWriteArrayList<>();
     private Map<Proxy, Converted> converted = new IdentityHashMap<>(); // the tick's own: see subjects()
@@ -150,7 +145,7 @@ public final class HealthEngine implements HealthSource, AutoCloseable {
         this.tracer = tracer;
         this.verdicts = new VerdictTable(seams.clock(), seams.nanos(), config.latencyReportInterval(), recorder,
                 listener);
-        this.pauses = seams.pauses();
+        this.collections = seams.collections();
         this.schedule = new ProbeSchedule(this::subjects, verdicts,
                 (job, started) -> seams.probeThreads().execute(() -> probe(job, started)), recorder, seams.nanos(),
                 seams.random(), config.maxConcurrent());
@@ -196,7 +191,6 @@ public final class HealthEngine implements HealthSource, AutoCloseable {
             if (scheduler != null || closed) {
                 throw new IllegalStateException("health engine already started or closed");
             }
-            pauses.start();
             scheduler = Thread.ofPlatform().name("health-engine").daemon().start(schedule::run);
         } finally {
             lock.unlock();
@@ -214,7 +208,6 @@ public final class HealthEngine implements HealthSource, AutoCloseable {
             }
             closed = true;
             schedule.close();
-            pauses.close();
             t = scheduler;
         } finally {
             lock.unlock();
@@ -286,9 +279,9 @@ public final class HealthEngine implements HealthSource, AutoCloseable {
      */
     private void probe(ProbeSchedule.Job job, long started) {
         try (ActiveSpan span = config.trace() ? ProbeSpans.start(tracer, job.key(), job.target()) : ActiveSpan.none()) {
-            long pausedBefore = pauses.count();
+            long collections = this.collections.getAsLong();
             ProbeResult result = prober.probe(job.target());
-            boolean paused = pauses.count() != pausedBefore;
+            boolean paused = this.collections.getAsLong() != collections;
             ProbeSpans.record(span, result);
             String egress = result instanceof ProbeResult.Success ? learnEgress(job) : null;
             if (verdicts.judge(job.slot().health(), result, egress, paused)) { // not for an instance forgotten meanwhile

@@ -87,8 +87,7 @@ final class ProxyHealth {
      * {@code minReportInterval}. Empty when status needs no change.
      *
      * @param egress the address the echo told after this probe, or null when none was learned
-     * @param paused  whether the operator itself paused during the probe (a collection, a stall of
-     *                its scheduler): its latency then
+     * @param paused  whether the operator's JVM collected garbage during the probe: its latency then
      *                neither shows a change nor ends a run of probes that show one
      */
     Optional<HealthVerdict> apply(ProbeResult result, String egress, boolean paused, Instant at, long now,

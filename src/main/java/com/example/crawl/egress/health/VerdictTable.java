@@ -137,8 +137,7 @@ final class VerdictTable {
      * bring them back for good.
      *
      * @param egress the address the echo told after this probe, or null when none was learned
-     * @param paused whether the operator itself paused while the probe ran (a collection, a stall of
-     *               its scheduler: {@link OwnPauses}), so that its latency
+     * @param paused whether this JVM collected garbage while the probe ran, so that its latency
      *               says more about the operator than about the proxy
      * @return whether the result counted; false when it was dropped
      */
