@@ -3,6 +3,7 @@ package com.example.crawl.egress.pool;
 import com.example.crawl.egress.cache.PoolKey;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -61,9 +62,12 @@ final class Expectations {
                 .toList();
     }
 
-    /** The members this process deleted that the cache still shows alive. */
+    /**
+     * The members this process deleted that the cache still shows alive: a read-only view, which
+     * follows later deletes and observations; read it before the pass deletes.
+     */
     Set<String> deleting(PoolKey pool) {
-        return deletes.getOrDefault(pool, Map.of()).keySet();
+        return Collections.unmodifiableSet(deletes.getOrDefault(pool, Map.of()).keySet());
     }
 
     /** Whether anything is still awaited for the pool. */

@@ -17,7 +17,8 @@ import java.util.Objects;
  * phase and times, whether it matches the template in place) was three quarters of the pool
  * workers' samples in a JFR profile of a roll of 2,000 members, and looking each member up again
  * for each of those, and comparing its owner's UID, a third of what was left; so a pass looks each
- * member up once, in {@link #see}, and works with what that hands it.
+ * member up once, in {@link #see}, and works with what that hands it, and once more for each
+ * member it keeps, for that member's in-place verdict ({@link #inPlace}).
  *
  * <p>Not thread-safe: one per pool, used only by the worker that holds the pool's key.
  */
