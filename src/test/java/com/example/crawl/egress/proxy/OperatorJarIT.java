@@ -55,6 +55,10 @@ class OperatorJarIT {
             pb.environment().put("KUBERNETES_NAMESPACE", "ops");
             Process operator = pb.start();
             try {
+                // Ready once every cache and the lease state have their first list; a kubelet sends
+                // no traffic before, and neither does this test. Workers may run a little earlier
+                // (leadership starts them), so readiness is awaited, not assumed from a reconcile.
+                MockCluster.await(WAIT, () -> readiness(healthPort) == 200);
                 Proxy p = new Proxy();
                 p.setMetadata(new ObjectMetaBuilder().withNamespace("crawl").withName("p1").build());
                 p.setSpec(new ProxySpec(null, "gcp-eu", null, null, null, null, null, null, null, null, null));
@@ -66,7 +70,7 @@ class OperatorJarIT {
                 assertTrue(provisioned.hasReason(Reason.UnknownProvider), provisioned.toString());
                 List<String> finalizers = get(cluster).getMetadata().getFinalizers();
                 assertTrue(finalizers == null || finalizers.isEmpty(), "nothing made, nothing to clean up: " + finalizers);
-                assertEquals(200, status(healthPort, "/readyz"));
+                assertEquals(200, status(healthPort, "/readyz"), "still ready after a reconcile");
                 assertEquals(200, status(healthPort, "/healthz"));
                 // Discovery serves from the same cache: the Proxy is listed (not healthy, so never lent).
                 assertEquals(401, status(discoveryPort, "/v1/proxies"));
@@ -121,6 +125,18 @@ class OperatorJarIT {
         try (HttpClient http = HttpClient.newHttpClient()) {
             return http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path)).build(),
                     HttpResponse.BodyHandlers.discarding()).statusCode();
+        }
+    }
+
+    /** {@code /readyz}'s status, or 0 while the listener is not bound yet (the JVM is still starting). */
+    private static int readiness(int port) {
+        try {
+            return status(port, "/readyz");
+        } catch (IOException e) {
+            return 0;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError("interrupted", e);
         }
     }
 
